@@ -1,0 +1,20 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "swift-chaining",
+  // `Synchronization.Mutex` and `Atomic` set the floor on Apple platforms.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "Chaining", targets: ["Chaining"])
+  ],
+  targets: [
+    .target(name: "Chaining"),
+    .executableTarget(name: "ChainingDemo", dependencies: ["Chaining"]),
+    .testTarget(name: "ChainingTests", dependencies: ["Chaining"]),
+    // A separate module that imports Chaining the way a client does, to check
+    // that `Chaining.Sendable` and `Swift.Sendable` can be used side by side.
+    .testTarget(name: "ChainingClientTests", dependencies: ["Chaining"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,60 @@
+// MARK: - end and sync
+
+extension Chain {
+  /// Finishes the chain and returns the observer that keeps the binding alive.
+  ///
+  /// From now on every value the source broadcasts runs through the steps,
+  /// until the observer is invalidated or released. Nothing is sent now; use
+  /// ``sync()`` to also send the source's current value.
+  ///
+  /// ```swift
+  /// let notifier = Notifier<Int>()
+  /// let observer = notifier.chain().do { print($0) }.end()
+  /// notifier.notify(value: 7)
+  /// // Prints "7"
+  /// ```
+  ///
+  /// - Returns: The ``Observer`` of the binding. Keep it: releasing it ends
+  ///   the binding.
+  public func end() -> Observer {
+    finish(by: "end()").observer
+  }
+
+  /// Finishes the chain and returns its observer along with the context
+  /// that built it.
+  private func finish(by step: StaticString) -> (observer: Observer, context: _ChainContext) {
+    let build = consume(by: step)
+    let context = _ChainContext()
+    build({ _ in }, context)
+    return (Observer(context), context)
+  }
+}
+
+extension Chain where Source: Fetchable {
+  /// Finishes the chain, sends the source's current value through it once,
+  /// and returns the observer.
+  ///
+  /// Available only when the chain starts from a ``Fetchable`` source; on
+  /// any other source it does not compile. The value is sent only when the
+  /// source's ``Fetchable/canFetch()`` returns `true`.
+  ///
+  /// ```swift
+  /// let title = ValueHolder("Inbox")
+  /// let observer = title.chain().do { print($0) }.sync()
+  /// // Prints "Inbox"
+  /// title.value = "Archive"
+  /// // Prints "Archive"
+  /// ```
+  ///
+  /// - Returns: The ``Observer`` of the binding.
+  ///
+  /// The chain is subscribed before the value is fetched, and the fetch runs
+  /// inside the chain's delivery, so a change made meanwhile on another thread
+  /// is delivered after the fetched value, never before it: the last value
+  /// the chain sees is the source's latest.
+  public func sync() -> Observer {
+    let (observer, context) = finish(by: "sync()")
+    context.runFetches()
+    return observer
+  }
+}

@@ -1,0 +1,79 @@
+// MARK: - Chain
+
+/// A binding being built: a source, then steps, then ``end()`` or ``sync()``.
+///
+/// Start a chain with ``Chainable/chain()``, add steps, and finish it to get
+/// the ``Observer`` that keeps the binding alive:
+///
+/// ```swift
+/// let count = ValueHolder(1)
+/// let observer = count.chain()
+///   .map { $0 * 10 }
+///   .do { print("count x 10 =", $0) }
+///   .sync()
+/// // Prints "count x 10 = 10"
+/// count.value = 2
+/// // Prints "count x 10 = 20"
+/// ```
+///
+/// The chain is typed end to end: `Value` is the type of the values at the
+/// current step, `Source` the type of the object the chain started from (it
+/// decides whether ``sync()`` is available).
+///
+/// A `Chain` is a one-shot builder. Each step consumes the chain it is called
+/// on and returns a new one; calling a step, `end()` or `sync()` on a chain
+/// that was already used stops the program with a message saying so. Build
+/// a chain on one thread; the finished observer may then be used from any.
+///
+/// When finished, the steps become one pipeline of typed closures: a value
+/// goes from the source to the last step by plain closure calls, with no
+/// type-erased storage or casts in between.
+public final class Chain<Value, Source: Chainable> {
+  /// Wires the steps so far in front of `downstream`, for every source of
+  /// the chain, into `context`.
+  typealias Build = (_ downstream: @escaping (Value) -> Void, _ context: _ChainContext) -> Void
+
+  private let build: Build
+  private var isConsumed = false
+
+  init(build: @escaping Build) {
+    self.build = build
+  }
+
+  /// Consumes this chain and returns its build function.
+  func consume(by step: StaticString) -> Build {
+    precondition(
+      !isConsumed,
+      "Chain.\(step): this chain was already used by another step, end() or sync(). "
+        + "Each step returns a new chain; continue from the chain it returned."
+    )
+    isConsumed = true
+    return build
+  }
+
+  /// Returns the chain with one more step: `step` turns the next step's
+  /// handler into this step's handler.
+  func appending<Next>(
+    _ name: StaticString,
+    _ step: @escaping (_ downstream: @escaping (Next) -> Void) -> (Value) -> Void
+  ) -> Chain<Next, Source> {
+    let build = consume(by: name)
+    return Chain<Next, Source> { downstream, context in
+      build(step(downstream), context)
+    }
+  }
+}
+
+extension Chain where Value == Source.ChainValue {
+  /// A chain that starts at `source`.
+  convenience init(source: Source, retained: Bool) {
+    self.init { downstream, context in
+      if retained { context.retain(source) }
+      source._subscribe(context, downstream)
+      source._addFetch(context, downstream)
+    }
+  }
+}
+
+@available(*, unavailable)
+extension Chain: Swift.Sendable {}

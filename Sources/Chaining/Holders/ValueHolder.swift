@@ -1,0 +1,109 @@
+// MARK: - ValueHolder
+
+/// Holds a value and broadcasts it whenever it changes.
+///
+/// A `ValueHolder` is the everyday model property: read and write
+/// ``value``, bind it with ``Chainable/chain()``, and start the binding with
+/// the current value with ``Chain/sync()``. It is also a ``Receivable``, so
+/// one holder can be bound to another.
+///
+/// ```swift
+/// let name = ValueHolder("Ann")
+/// let observer = name.chain().do { print("name:", $0) }.sync()
+/// // Prints "name: Ann"
+/// name.value = "Bob"
+/// // Prints "name: Bob"
+/// name.value = "Bob"
+/// // Prints nothing: the value did not change.
+/// ```
+///
+/// When `T` is `Equatable`, setting a value equal to the current one
+/// broadcasts nothing. Otherwise every set broadcasts.
+///
+/// ### Thread safety
+/// A holder may be read and written from any thread. Writes are serialized,
+/// and their broadcasts reach every chain in the order of the writes, so a
+/// bound receiver always ends on the holder's latest value. See
+/// ``Sendable/broadcast(value:)`` for which thread runs the handlers.
+public final class ValueHolder<T>: Syncable, Receivable {
+  /// The type of the values chains receive.
+  public typealias ChainValue = T
+  /// The type of the values this holder accepts as a receiver.
+  public typealias ReceiveValue = T
+
+  private let core = _SenderCore<T>()
+  /// Guards the value. The core's lock is taken inside this one, never the
+  /// other way round, so that broadcasts are ordered like the writes.
+  private let storage: Protected<T>
+  private let isEqual: ((T, T) -> Bool)?
+
+  /// Creates a holder with an initial value.
+  ///
+  /// When `T` is `Equatable` at run time, setting an equal value broadcasts
+  /// nothing; otherwise every set broadcasts.
+  ///
+  /// - Parameter initial: The value the holder starts with.
+  public init(_ initial: T) {
+    storage = Protected(initial)
+    isEqual = dynamicEquality(T.self)
+  }
+
+  /// Creates a holder of an `Equatable` value; setting an equal value broadcasts nothing.
+  ///
+  /// - Parameter initial: The value the holder starts with.
+  public init(_ initial: T) where T: Equatable {
+    storage = Protected(initial)
+    isEqual = { $0 == $1 }
+  }
+
+  /// The current value. Setting it broadcasts the new value to every chain.
+  ///
+  /// When `T` is `Equatable`, setting a value equal to the current one does
+  /// nothing.
+  public var value: T {
+    get { storage.withLock { $0 } }
+    set { set(newValue) }
+  }
+
+  private func set(_ newValue: T) {
+    let claim = storage.withLock { stored -> _SenderCore<T>.Claim? in
+      if let isEqual, isEqual(stored, newValue) { return nil }
+      stored = newValue
+      return core.state.withLock { _SenderCore<T>.claim(newValue, in: &$0) }
+    }
+    if let claim { core.run(claim, newValue) }
+  }
+
+  /// Returns the current value; ``Chain/sync()`` sends it.
+  public func fetchedValue() -> T {
+    value
+  }
+
+  /// Sets ``value`` to a value received through a chain.
+  public func receive(value: T) {
+    self.value = value
+  }
+
+  /// The stored core of this holder. Not API.
+  public func _senderCore(creating: Bool) -> _SenderCore<T>? {
+    core
+  }
+}
+
+// @unchecked: the value is guarded by `storage` and the observers by the
+// core; a value crosses threads only when `T` is itself `Swift.Sendable`.
+extension ValueHolder: @unchecked Swift.Sendable where T: Swift.Sendable {}
+
+// MARK: - Equality at run time
+
+/// Returns `==` for `T` when `T` is `Equatable` at run time, `nil` otherwise.
+///
+/// Used by the unconstrained initializer, which generic code reaches even
+/// when the concrete type is `Equatable`.
+private func dynamicEquality<T>(_: T.Type) -> ((T, T) -> Bool)? {
+  guard let equatable = T.self as? any Equatable.Type else { return nil }
+  func equality<E: Equatable>(_: E.Type) -> (T, T) -> Bool {
+    { lhs, rhs in (lhs as! E) == (rhs as! E) }
+  }
+  return equality(equatable)
+}

@@ -1,0 +1,182 @@
+// MARK: - _SenderCore
+
+/// The observer list of one sender and the serializer of its broadcasts.
+///
+/// Not API: it is public only so that the protocols' underscored requirements
+/// can name it. The library's own senders store one; a user's class that
+/// adopts ``Sendable`` gets one from the sender registry.
+///
+/// - Observers are kept in subscription order in a copy-on-write array. A
+///   broadcast snapshots the array under the lock and calls the observers
+///   after unlocking.
+/// - Removing an observer is O(1): its slot is cleared, and the array is
+///   compacted once more than half of it is empty.
+/// - Broadcasts are delivered one at a time, in the order they were made. A
+///   broadcast made while another thread is delivering for this sender is
+///   queued and delivered by that thread after the ones before it; a
+///   broadcast made from inside a delivery on the same thread is delivered at
+///   once, nested in the outer one.
+public final class _SenderCore<Value>: @unchecked Swift.Sendable {
+  // @unchecked: all mutable state is in `state`, guarded by its mutex.
+
+  struct State {
+    var slots: ContiguousArray<Subscription?> = []
+    var live = 0
+    /// The thread delivering broadcasts, or 0.
+    var owner: UInt = 0
+    /// Broadcasts waiting for the owner, oldest first.
+    var pending: [Value] = []
+  }
+
+  /// The observers a broadcast is delivered to.
+  typealias Snapshot = ContiguousArray<Subscription?>
+
+  /// What a thread has to do with a value after `claim(_:)`.
+  enum Claim {
+    /// Nothing: there is no observer, or the owner will deliver the value.
+    case none
+    /// Deliver to `Snapshot`, then release ownership with `finish()`.
+    case owner(Snapshot)
+    /// Deliver to `Snapshot` nested in the caller's own ongoing delivery.
+    case nested(Snapshot)
+  }
+
+  let state = Protected(State())
+
+  /// Creates an empty core.
+  public init() {}
+
+  /// Whether any observer is subscribed.
+  var hasObservers: Bool { state.withLock { $0.live > 0 } }
+
+  // MARK: Broadcasting
+
+  /// Delivers `value` to every subscribed observer (see the type's ordering rules).
+  @inline(__always)
+  func broadcast(_ value: Value) {
+    let claim = state.withLock { Self.claim(value, in: &$0) }
+    run(claim, value)
+  }
+
+  /// Decides, under the lock the caller already holds, how `value` is delivered.
+  ///
+  /// Holders call this from inside their own storage lock so that the order
+  /// of broadcasts matches the order of their writes.
+  static func claim(_ value: Value, in state: inout State) -> Claim {
+    if state.live == 0 { return .none }
+    let me = CurrentThread.id
+    if state.owner == 0 {
+      state.owner = me
+      return .owner(state.slots)
+    }
+    if state.owner == me { return .nested(state.slots) }
+    state.pending.append(value)
+    return .none
+  }
+
+  /// Carries out a `Claim` outside every lock.
+  @inline(__always)
+  func run(_ claim: Claim, _ value: Value) {
+    switch claim {
+    case .none:
+      return
+    case .nested(let snapshot):
+      Self.deliver(value, to: snapshot)
+    case .owner(let snapshot):
+      Self.deliver(value, to: snapshot)
+      finish()
+    }
+  }
+
+  /// Delivers what other threads queued meanwhile, then releases ownership.
+  private func finish() {
+    while true {
+      let next = state.withLock { state -> ([Value], Snapshot)? in
+        if state.pending.isEmpty || state.live == 0 {
+          state.owner = 0
+          state.pending = []
+          return nil
+        }
+        let batch = state.pending
+        state.pending = []
+        return (batch, state.slots)
+      }
+      guard let (batch, snapshot) = next else { return }
+      for value in batch {
+        Self.deliver(value, to: snapshot)
+      }
+    }
+  }
+
+  @inline(__always)
+  private static func deliver(_ value: Value, to snapshot: Snapshot) {
+    for case let subscription? in snapshot {
+      subscription.gate.deliver(value, to: subscription.handler)
+    }
+  }
+
+  // MARK: Subscribing
+
+  /// Adds an observer at the end of the list.
+  func subscribe(gate: DeliveryGate, handler: @escaping (Value) -> Void) -> Subscription {
+    let subscription = Subscription(core: self, gate: gate, handler: handler)
+    state.withLock { state in
+      subscription.index = state.slots.count
+      state.slots.append(subscription)
+      state.live += 1
+    }
+    return subscription
+  }
+
+  /// Removes an observer in O(1) amortized time. Removing twice does nothing.
+  func unsubscribe(_ subscription: Subscription) {
+    state.withLock { state in
+      let index = subscription.index
+      guard index >= 0, index < state.slots.count, state.slots[index] === subscription else { return }
+      state.slots[index] = nil
+      subscription.index = -1
+      state.live -= 1
+      let empty = state.slots.count - state.live
+      if empty > 32, empty > state.live {
+        Self.compact(&state)
+      }
+    }
+  }
+
+  private static func compact(_ state: inout State) {
+    var compacted = ContiguousArray<Subscription?>()
+    compacted.reserveCapacity(state.live)
+    for case let subscription? in state.slots {
+      subscription.index = compacted.count
+      compacted.append(subscription)
+    }
+    state.slots = compacted
+  }
+
+  // MARK: - Subscription
+
+  /// One observer's entry in a core.
+  final class Subscription: Detachable, Swift.Sendable {
+    let gate: DeliveryGate
+    nonisolated(unsafe) let handler: (Value) -> Void
+    /// The slot in `State.slots`, or -1 once removed. Guarded by the core's lock.
+    nonisolated(unsafe) var index = -1
+    /// Weak: when the sender and its core are gone there is nothing to remove from.
+    weak let core: _SenderCore?
+
+    init(core: _SenderCore, gate: DeliveryGate, handler: @escaping (Value) -> Void) {
+      self.core = core
+      self.gate = gate
+      self.handler = handler
+    }
+
+    func detach() {
+      core?.unsubscribe(self)
+    }
+  }
+}
+
+/// Something an observer undoes when it is invalidated.
+protocol Detachable: AnyObject, Swift.Sendable {
+  func detach()
+}

@@ -1,0 +1,73 @@
+// MARK: - Observer
+
+/// Keeps one finished chain alive until it is invalidated or released.
+///
+/// ``Chain/end()`` and ``Chain/sync()`` return an observer. Keep it for as
+/// long as the binding should last:
+///
+/// ```swift
+/// final class ViewModel {
+///   let name = ValueHolder("")
+///   private var observer: Observer?
+///   init(label: Label) {
+///     observer = name.chain().sendTo(label).sync()
+///   }
+/// }
+/// ```
+///
+/// ### Lifetime
+/// - Releasing the last reference invalidates the observer.
+/// - The observer holds the chain's closures, the receivers passed as
+///   `retain()`, and the source when the chain started from `retain()`;
+///   invalidating it releases all of them. It holds nothing else: a source or
+///   receiver released elsewhere just stops the binding, without a crash or
+///   a leak.
+///
+/// ### Thread safety
+/// An observer may be invalidated and released on any thread. After
+/// ``invalidate()`` returns, no value is delivered through the chain any more,
+/// including one that another thread was about to deliver: a delivery in
+/// progress on another thread is waited for. The one exception avoids a
+/// deadlock: called from inside a handler, `invalidate()` stops every later
+/// delivery but does not wait for one already running on another thread.
+public final class Observer: AnyObserver {
+  /// The gate values enter the chain through.
+  private let gate: DeliveryGate
+  /// Subscriptions to undo and objects to release; `nil` once invalidated.
+  private let resources: Protected<Resources?>
+
+  private struct Resources {
+    var detachables: [any Detachable]
+    var retained: [AnyObject]
+  }
+
+  init(_ context: _ChainContext) {
+    gate = context.gate
+    resources = Protected(Resources(detachables: context.detachables, retained: context.retained))
+  }
+
+  deinit {
+    invalidate()
+  }
+
+  /// Whether ``invalidate()`` has been called (or the observer released).
+  public var isInvalidated: Bool { gate.isClosed }
+
+  /// Ends the binding and releases what the observer holds.
+  ///
+  /// After this returns, nothing more is delivered through the chain (see
+  /// the type's discussion of threads). Calling it again does nothing.
+  public func invalidate() {
+    gate.close()
+    let released = resources.withLock { resources in
+      let current = resources
+      resources = nil
+      return current
+    }
+    guard let released else { return }
+    for detachable in released.detachables {
+      detachable.detach()
+    }
+    // `released.retained` is released here, outside every lock.
+  }
+}

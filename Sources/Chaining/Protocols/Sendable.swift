@@ -1,0 +1,74 @@
+// MARK: - Sendable
+
+/// An object that pushes values to the chains started from it.
+///
+/// A class adopts `Sendable` with nothing but the type of its values, and
+/// calls ``broadcast(value:)`` whenever it has one to send:
+///
+/// ```swift
+/// final class IntNotifier: Sendable {
+///   typealias ChainValue = Int
+///   func notify(value: Int) { self.broadcast(value: value) }
+/// }
+///
+/// let notifier = IntNotifier()
+/// let observer = notifier.chain().do { print($0) }.end()
+/// notifier.notify(value: 1)
+/// // Prints "1"
+/// ```
+///
+/// This protocol shares its name with Swift's `Sendable` marker protocol. In
+/// a file that imports `Chaining`, plain `Sendable` means this protocol; write
+/// `Swift.Sendable` for the concurrency marker, and `Chaining.Sendable` when
+/// you want to be explicit.
+///
+/// ### Where the observers are kept
+/// The library's own senders (``ValueHolder``, ``Notifier``) keep their
+/// observer list inside the object. A class of yours that adopts `Sendable`
+/// has no such storage, so its list is kept in a lock-protected registry keyed
+/// by the object's identity and checked against a weak reference, so a new
+/// object at a dead object's address never inherits its observers. The entry
+/// is created by the first chain you finish on the object and swept after the
+/// object is released.
+public protocol Sendable: Chainable {
+  /// The core that holds this object's observers. Not API.
+  ///
+  /// The default looks the core up in the library's registry (and creates it
+  /// there when `creating` is true). The library's own senders return a core
+  /// they store.
+  func _senderCore(creating: Bool) -> _SenderCore<ChainValue>?
+}
+
+extension Sendable {
+  /// Sends `value` to every live chain started from this object.
+  ///
+  /// Handlers run on the calling thread, synchronously, in the order their
+  /// chains were finished, before `broadcast(value:)` returns, with two
+  /// exceptions that keep the library free of deadlocks and endless loops:
+  /// - If another thread is delivering a value of this object at the same
+  ///   time, `value` is queued and that thread delivers it right after;
+  ///   `broadcast(value:)` then returns at once. Values are never dropped this
+  ///   way, and every chain sees this object's values in the order they were
+  ///   broadcast.
+  /// - If a chain is already delivering on the calling thread (the value came
+  ///   back to it through a binding loop), that chain skips the value.
+  ///
+  /// - Parameter value: The value to send.
+  ///
+  /// Calling this with no chain attached costs one lock (one registry lookup
+  /// for a class that keeps no core of its own) and does nothing else.
+  public func broadcast(value: ChainValue) {
+    _senderCore(creating: false)?.broadcast(value)
+  }
+
+  /// Looks up this object's core in the registry. Not API.
+  public func _senderCore(creating: Bool) -> _SenderCore<ChainValue>? {
+    SenderRegistry.core(for: self, of: ChainValue.self, creating: creating)
+  }
+
+  /// Subscribes a finished chain to this object's broadcasts. Not API.
+  public func _subscribe(_ context: _ChainContext, _ handler: @escaping (ChainValue) -> Void) {
+    guard let core = _senderCore(creating: true) else { return }
+    context.add(core.subscribe(gate: context.gate, handler: handler))
+  }
+}
