@@ -51,7 +51,10 @@ extension Chain where Source: Fetchable {
   /// The chain is subscribed before the value is fetched, and the fetch runs
   /// inside the chain's delivery, so a change made meanwhile on another thread
   /// is delivered after the fetched value, never before it: the last value
-  /// the chain sees is the source's latest.
+  /// the chain sees is the source's latest. The fetch usually runs on the
+  /// calling thread before `sync()` returns; if another thread is already
+  /// delivering a change into the new chain, that thread runs the fetch right
+  /// after it, and `sync()` may return first.
   public func sync() -> Observer {
     let (observer, context) = finish(by: "sync()")
     context.runFetches()

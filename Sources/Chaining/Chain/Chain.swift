@@ -42,11 +42,13 @@ public final class Chain<Value, Source: Chainable> {
 
   /// Consumes this chain and returns its build function.
   func consume(by step: StaticString) -> Build {
-    precondition(
-      !isConsumed,
-      "Chain.\(step): this chain was already used by another step, end() or sync(). "
-        + "Each step returns a new chain; continue from the chain it returned."
-    )
+    // fatalError rather than precondition: its message survives -O builds.
+    if isConsumed {
+      fatalError(
+        "Chain.\(step): this chain was already used by another step, end() or sync(). "
+          + "Each step returns a new chain; continue from the chain it returned."
+      )
+    }
     isConsumed = true
     return build
   }

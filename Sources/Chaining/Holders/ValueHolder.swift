@@ -18,7 +18,8 @@
 /// ```
 ///
 /// When `T` is `Equatable`, setting a value equal to the current one
-/// broadcasts nothing. Otherwise every set broadcasts.
+/// broadcasts nothing. Otherwise every set broadcasts. `==` is called while
+/// the holder is locked, so it must not touch the holder.
 ///
 /// ### Thread safety
 /// A holder may be read and written from any thread. Writes are serialized,
@@ -66,11 +67,16 @@ public final class ValueHolder<T>: Syncable, Receivable {
   }
 
   private func set(_ newValue: T) {
-    let claim = storage.withLock { stored -> _SenderCore<T>.Claim? in
-      if let isEqual, isEqual(stored, newValue) { return nil }
+    // `==` runs under the storage lock, so that comparing and storing are one
+    // step. The old value is released after unlocking: its deinit may run
+    // user code.
+    let (claim, old) = storage.withLock { stored -> (_SenderCore<T>.Claim?, T?) in
+      if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
+      let old = stored
       stored = newValue
-      return core.state.withLock { _SenderCore<T>.claim(newValue, in: &$0) }
+      return (core.state.withLock { _SenderCore<T>.claim(newValue, in: &$0) }, old)
     }
+    _ = consume old
     if let claim { core.run(claim, newValue) }
   }
 

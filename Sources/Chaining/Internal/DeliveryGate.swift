@@ -6,32 +6,37 @@ import Synchronization
 ///
 /// Every value that enters a chain, from any of its sources or from `sync()`,
 /// passes through the chain's gate:
-/// - When nobody is delivering, the calling thread becomes the owner and runs
-///   the pipeline at once.
-/// - When the owner is the calling thread, the value re-entered the chain from
-///   inside its own delivery; it is dropped, which is what lets two-way
-///   bindings settle.
-/// - When another thread owns the gate, the value is queued and the owner runs
-///   it after the values before it. The sending thread never blocks, so two
-///   chains feeding each other from two threads cannot deadlock.
+/// - A value that has already passed through this chain (an echo coming back
+///   through a binding loop, on this thread or another) is dropped. This is
+///   what lets two-way bindings settle, whatever the value type.
+/// - Otherwise, when nobody is running the chain, the calling thread runs it
+///   at once.
+/// - When the chain is running (on another thread, or further up this
+///   thread's stack), the value is queued and run right after the values
+///   before it. The sending thread never blocks, so chains feeding each
+///   other from several threads cannot deadlock.
 ///
-/// `close()` makes sure no pipeline run starts afterwards and, unless that
-/// could deadlock, waits for a run in progress on another thread to finish.
+/// `close()` makes sure no run starts afterwards and, unless that could
+/// deadlock, waits for a run in progress on another thread to finish.
 final class DeliveryGate: @unchecked Swift.Sendable {
-  // @unchecked: `state` is guarded by its mutex, `closed` is atomic, and
-  // `busy` is held by the owner for as long as it runs pipelines.
+  // @unchecked: `state` is guarded by its lock, `closed` is atomic, and
+  // `busy` is held by the running thread for as long as it runs the chain.
 
   private struct State {
-    /// The thread running pipelines, or 0.
-    var owner: UInt = 0
-    /// Runs queued by other threads while `owner` was delivering.
-    var pending: [Thunk] = []
+    var isRunning = false
+    /// Runs queued while the chain was running.
+    var pending: [Queued] = []
+  }
+
+  private struct Queued {
+    let causes: Causes
+    let run: () -> Void
   }
 
   /// Guards `State`. Never held while user code runs.
   private let state = Protected(State())
-  /// Held by the owner while it runs pipelines, so that `close()` can wait for it.
-  private let busy = Mutex(())
+  /// Held while the chain runs, so that `close()` can wait for the run.
+  private let busy = Lock()
   /// Set once by `close()`; checked under `busy` before every run.
   private let closed = Atomic(false)
 
@@ -42,32 +47,33 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @inline(__always)
   func deliver<Value>(_ value: Value, to body: @escaping (Value) -> Void) {
     if closed.load(ordering: .acquiring) { return }
-    let me = CurrentThread.id
+    let context = DeliveryContext.current
+    if context.isCaused(by: self) { return }
     let claimed = state.withLock { state -> Bool in
-      if state.owner == 0 {
-        state.owner = me
+      if !state.isRunning {
+        state.isRunning = true
         return true
       }
-      if state.owner != me {
-        state.pending.append(Thunk { body(value) })
-      }
+      state.pending.append(Queued(causes: context.capture()) { body(value) })
       return false
     }
     guard claimed else { return }
-    let mark = CurrentThread.enter()
-    defer { CurrentThread.leave(mark) }
-    busy.withLock { _ in
+    context.depth += 1
+    context.causes.append(Unmanaged.passUnretained(self))
+    busy.withLock {
       if !closed.load(ordering: .acquiring) { body(value) }
-      drainPending()
+      context.causes.removeLast()
+      runPending(in: context)
     }
+    context.depth -= 1
   }
 
-  /// Runs what other threads queued, until the queue is empty, then gives up ownership.
-  private func drainPending() {
+  /// Runs what was queued meanwhile, until the queue is empty, then stops running.
+  private func runPending(in context: DeliveryContext) {
     while true {
-      let batch = state.withLock { state -> [Thunk] in
+      let batch = state.withLock { state -> [Queued] in
         if state.pending.isEmpty {
-          state.owner = 0
+          state.isRunning = false
           return []
         }
         let batch = state.pending
@@ -75,37 +81,28 @@ final class DeliveryGate: @unchecked Swift.Sendable {
         return batch
       }
       if batch.isEmpty { return }
-      for thunk in batch where !closed.load(ordering: .acquiring) {
-        thunk.run()
+      for queued in batch where !closed.load(ordering: .acquiring) {
+        context.run(with: queued.causes, adding: self, queued.run)
       }
     }
   }
 
   /// Stops all further runs.
   ///
-  /// After `close()` returns no pipeline run starts. A run in progress on
-  /// another thread is waited for, except when the calling thread is itself
-  /// inside a delivery: two handlers closing each other's chains from two
-  /// threads would otherwise wait for each other forever.
+  /// After `close()` returns no run starts. A run in progress on another
+  /// thread is waited for, except when the calling thread is itself inside
+  /// a delivery: two handlers closing each other's chains from two threads
+  /// would otherwise wait for each other forever.
   func close() {
     closed.store(true, ordering: .sequentiallyConsistent)
-    let (owner, dropped) = state.withLock { state in
+    let (running, dropped) = state.withLock { state in
       let dropped = state.pending
       state.pending = []
-      return (state.owner, dropped)
+      return (state.isRunning, dropped)
     }
     _ = consume dropped  // released here, outside the lock
-    if owner != 0, owner != CurrentThread.id, !CurrentThread.isDelivering {
-      busy.withLock { _ in }
+    if running, DeliveryContext.current.depth == 0 {
+      busy.withLock {}
     }
   }
-}
-
-/// A queued pipeline run.
-///
-/// @unchecked: a thunk is created by the sending thread and run once by the
-/// gate's owner; it is never run concurrently.
-struct Thunk: @unchecked Swift.Sendable {
-  let run: () -> Void
-  init(_ run: @escaping () -> Void) { self.run = run }
 }

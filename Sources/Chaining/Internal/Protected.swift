@@ -1,35 +1,126 @@
-import Synchronization
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
 
 // MARK: - Protected
 
 /// A value guarded by a lock: all access goes through ``withLock(_:)``.
 ///
-/// Like `Synchronization.Mutex`, whose lock it uses, but for state that is
-/// not `Swift.Sendable` (values of a generic `T`, user closures): callers
-/// promise by construction that the state never escapes the lock unguarded.
-/// Never call out to user code from inside `withLock`.
+/// The lock is the platform's own (`os_unfair_lock` on Apple platforms, a
+/// `pthread_mutex_t` elsewhere), in an allocation of its own so that its
+/// address never changes. These are the primitives the thread sanitizer
+/// understands, so a missing lock shows up in the sanitizer run. Unlike
+/// `Synchronization.Mutex`, the state may be non-`Swift.Sendable` (values of
+/// a generic `T`, user closures): callers promise by construction that it
+/// never leaves the lock unguarded. Never call out to user code from inside
+/// `withLock`, except with a lock whose purpose is to be held during a call
+/// (the delivery gate's).
 final class Protected<State>: @unchecked Swift.Sendable {
-  // @unchecked: `state` is only touched inside `mutex`.
-  private let mutex = Mutex(())
+  // @unchecked: `state` is only reached through `withLock`.
+  private let lock: UnsafeMutablePointer<PlatformLock.Primitive>
   private var state: State
 
   init(_ initial: State) {
+    lock = .allocate(capacity: 1)
+    PlatformLock.initialize(lock)
     state = initial
+  }
+
+  deinit {
+    PlatformLock.destroy(lock)
+    lock.deallocate()
   }
 
   /// Runs `body` with exclusive access to the state and returns its result.
   @inline(__always)
-  func withLock<Result>(_ body: (inout State) -> Result) -> Result {
-    mutex.withLock { _ in Unchecked(body(&state)) }.value
+  func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    PlatformLock.lock(lock)
+    defer { PlatformLock.unlock(lock) }
+    return try body(&state)
   }
 }
 
-/// Carries a value out of a lock's closure, which only returns sendable values.
+// MARK: - Lock
+
+/// A plain lock, held around a call rather than around state.
 ///
-/// @unchecked: the value stays on the calling thread; it only passes the
-/// lock's boundary.
-private struct Unchecked<Value>: @unchecked Swift.Sendable {
-  let value: Value
+/// The delivery gate holds one while a chain runs, so that `invalidate()` can
+/// wait for a run in progress.
+final class Lock: @unchecked Swift.Sendable {
+  // @unchecked: the primitive is only used through the platform's lock calls.
+  private let lock: UnsafeMutablePointer<PlatformLock.Primitive>
+
+  init() {
+    lock = .allocate(capacity: 1)
+    PlatformLock.initialize(lock)
+  }
+
+  deinit {
+    PlatformLock.destroy(lock)
+    lock.deallocate()
+  }
+
+  /// Runs `body` while holding the lock.
   @inline(__always)
-  init(_ value: Value) { self.value = value }
+  func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    PlatformLock.lock(lock)
+    defer { PlatformLock.unlock(lock) }
+    return try body()
+  }
+}
+
+/// The platform's lock primitive.
+private enum PlatformLock {
+  #if canImport(Darwin)
+  typealias Primitive = os_unfair_lock
+
+  static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
+    lock.initialize(to: os_unfair_lock())
+  }
+
+  static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
+    lock.deinitialize(count: 1)
+  }
+
+  @inline(__always)
+  static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
+    os_unfair_lock_lock(lock)
+  }
+
+  @inline(__always)
+  static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
+    os_unfair_lock_unlock(lock)
+  }
+  #else
+  typealias Primitive = pthread_mutex_t
+
+  static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
+    lock.initialize(to: pthread_mutex_t())
+    let status = pthread_mutex_init(lock, nil)
+    precondition(status == 0, "Chaining: pthread_mutex_init failed with status \(status)")
+  }
+
+  static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
+    pthread_mutex_destroy(lock)
+    lock.deinitialize(count: 1)
+  }
+
+  @inline(__always)
+  static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
+    let status = pthread_mutex_lock(lock)
+    precondition(status == 0, "Chaining: pthread_mutex_lock failed with status \(status)")
+  }
+
+  @inline(__always)
+  static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
+    let status = pthread_mutex_unlock(lock)
+    precondition(status == 0, "Chaining: pthread_mutex_unlock failed with status \(status)")
+  }
+  #endif
 }

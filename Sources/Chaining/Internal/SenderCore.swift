@@ -11,34 +11,34 @@
 ///   after unlocking.
 /// - Removing an observer is O(1): its slot is cleared, and the array is
 ///   compacted once more than half of it is empty.
-/// - Broadcasts are delivered one at a time, in the order they were made. A
-///   broadcast made while another thread is delivering for this sender is
-///   queued and delivered by that thread after the ones before it; a
-///   broadcast made from inside a delivery on the same thread is delivered at
-///   once, nested in the outer one.
+/// - Broadcasts are delivered one at a time, each to every observer before
+///   the next begins, in the order they were made. A broadcast made while
+///   this sender is delivering, from another thread or from a handler on
+///   this one, is queued and delivered by the delivering thread right after
+///   the current one. So every chain sees the sender's values in the same
+///   order, and the last value each sees is the last one broadcast.
 public final class _SenderCore<Value>: @unchecked Swift.Sendable {
-  // @unchecked: all mutable state is in `state`, guarded by its mutex.
+  // @unchecked: all mutable state is in `state`, guarded by its lock.
 
   struct State {
     var slots: ContiguousArray<Subscription?> = []
     var live = 0
-    /// The thread delivering broadcasts, or 0.
-    var owner: UInt = 0
-    /// Broadcasts waiting for the owner, oldest first.
-    var pending: [Value] = []
+    /// Whether a thread is delivering broadcasts.
+    var isDelivering = false
+    /// Broadcasts waiting for the delivering thread, oldest first, each
+    /// with the chains it had passed through when it was made.
+    var pending: [(value: Value, causes: Causes)] = []
   }
 
   /// The observers a broadcast is delivered to.
   typealias Snapshot = ContiguousArray<Subscription?>
 
-  /// What a thread has to do with a value after `claim(_:)`.
+  /// What a thread has to do with a value after `claim(_:in:)`.
   enum Claim {
-    /// Nothing: there is no observer, or the owner will deliver the value.
+    /// Nothing: there is no observer, or the delivering thread will deliver it.
     case none
-    /// Deliver to `Snapshot`, then release ownership with `finish()`.
-    case owner(Snapshot)
-    /// Deliver to `Snapshot` nested in the caller's own ongoing delivery.
-    case nested(Snapshot)
+    /// Deliver to `Snapshot`, then the queued values, with `finish()`.
+    case deliver(Snapshot)
   }
 
   let state = Protected(State())
@@ -64,46 +64,38 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// of broadcasts matches the order of their writes.
   static func claim(_ value: Value, in state: inout State) -> Claim {
     if state.live == 0 { return .none }
-    let me = CurrentThread.id
-    if state.owner == 0 {
-      state.owner = me
-      return .owner(state.slots)
+    if !state.isDelivering {
+      state.isDelivering = true
+      return .deliver(state.slots)
     }
-    if state.owner == me { return .nested(state.slots) }
-    state.pending.append(value)
+    state.pending.append((value, DeliveryContext.current.capture()))
     return .none
   }
 
   /// Carries out a `Claim` outside every lock.
   @inline(__always)
   func run(_ claim: Claim, _ value: Value) {
-    switch claim {
-    case .none:
-      return
-    case .nested(let snapshot):
-      Self.deliver(value, to: snapshot)
-    case .owner(let snapshot):
-      Self.deliver(value, to: snapshot)
-      finish()
-    }
+    guard case .deliver(let snapshot) = claim else { return }
+    Self.deliver(value, to: snapshot)
+    finish()
   }
 
-  /// Delivers what other threads queued meanwhile, then releases ownership.
+  /// Delivers what was queued meanwhile, then stops delivering.
   private func finish() {
     while true {
-      let next = state.withLock { state -> ([Value], Snapshot)? in
-        if state.pending.isEmpty || state.live == 0 {
-          state.owner = 0
-          state.pending = []
+      let next = state.withLock { state -> (batch: [(value: Value, causes: Causes)], snapshot: Snapshot)? in
+        if state.pending.isEmpty {
+          state.isDelivering = false
           return nil
         }
         let batch = state.pending
         state.pending = []
         return (batch, state.slots)
       }
-      guard let (batch, snapshot) = next else { return }
-      for value in batch {
-        Self.deliver(value, to: snapshot)
+      guard let next else { return }
+      let context = DeliveryContext.current
+      for (value, causes) in next.batch {
+        context.run(with: causes) { Self.deliver(value, to: next.snapshot) }
       }
     }
   }

@@ -30,6 +30,11 @@
 /// progress on another thread is waited for. The one exception avoids a
 /// deadlock: called from inside a handler, `invalidate()` stops every later
 /// delivery but does not wait for one already running on another thread.
+/// Called from inside this observer's own chain, it lets the value being
+/// delivered finish the chain's remaining steps.
+///
+/// To wait, `invalidate()` blocks until the other thread's handler returns;
+/// do not call it while holding a lock that a handler of this chain takes.
 public final class Observer: AnyObserver {
   /// The gate values enter the chain through.
   private let gate: DeliveryGate

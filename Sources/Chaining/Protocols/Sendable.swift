@@ -28,8 +28,9 @@
 /// has no such storage, so its list is kept in a lock-protected registry keyed
 /// by the object's identity and checked against a weak reference, so a new
 /// object at a dead object's address never inherits its observers. The entry
-/// is created by the first chain you finish on the object and swept after the
-/// object is released.
+/// is created by the first chain you finish on the object. After the object
+/// is released its entry is inert, and it is removed by the next sweep, which
+/// runs when the registry has doubled in size since the last one.
 public protocol Sendable: Chainable {
   /// The core that holds this object's observers. Not API.
   ///
@@ -43,15 +44,20 @@ extension Sendable {
   /// Sends `value` to every live chain started from this object.
   ///
   /// Handlers run on the calling thread, synchronously, in the order their
-  /// chains were finished, before `broadcast(value:)` returns, with two
-  /// exceptions that keep the library free of deadlocks and endless loops:
-  /// - If another thread is delivering a value of this object at the same
-  ///   time, `value` is queued and that thread delivers it right after;
-  ///   `broadcast(value:)` then returns at once. Values are never dropped this
-  ///   way, and every chain sees this object's values in the order they were
-  ///   broadcast.
-  /// - If a chain is already delivering on the calling thread (the value came
-  ///   back to it through a binding loop), that chain skips the value.
+  /// chains were finished, before `broadcast(value:)` returns, except when
+  /// this object is already delivering a value:
+  /// - If another thread is delivering for this object, `value` is queued and
+  ///   that thread delivers it right after; `broadcast(value:)` returns at
+  ///   once and never blocks.
+  /// - If a handler on this thread broadcasts on the object that is
+  ///   delivering to it, `value` is queued the same way and delivered as soon
+  ///   as the current value has reached every chain.
+  ///
+  /// Either way every chain sees this object's values in the order they were
+  /// broadcast, none is dropped, and the last value each chain sees is the
+  /// last one broadcast. The one exception is an echo: a chain skips a value
+  /// that its own delivery caused (the value came back to it through a
+  /// binding loop, on any thread). That is what lets two-way bindings settle.
   ///
   /// - Parameter value: The value to send.
   ///

@@ -1,0 +1,64 @@
+import Chaining
+import Testing
+
+@Suite struct ChainSendToTests {
+  @Test func sendToCallsReceiveAndPassesTheValueOn() {
+    let notifier = Notifier<Int>()
+    let receiver = RecordingReceiver<Int>()
+    let after = Recorder<Int>()
+    let observer = notifier.chain().sendTo(receiver).do { after.append($0) }.end()
+    notifier.notify(value: 7)
+    #expect(receiver.history == [7])
+    #expect(after.history == [7])
+    _ = observer
+  }
+
+  @Test func sendToHoldsTheReceiverWeakly() {
+    let notifier = Notifier<Int>()
+    let after = Recorder<Int>()
+    weak var weakReceiver: RecordingReceiver<Int>?
+    var observer: Observer?
+    do {
+      let receiver = RecordingReceiver<Int>()
+      weakReceiver = receiver
+      observer = notifier.chain().sendTo(receiver).do { after.append($0) }.end()
+    }
+    #expect(weakReceiver == nil)
+    // The released receiver is skipped; the rest of the chain still runs.
+    notifier.notify(value: 1)
+    #expect(after.history == [1])
+    _ = observer
+  }
+
+  @Test func sendToARetainedReceiverKeepsItUntilInvalidation() {
+    let notifier = Notifier<Int>()
+    weak var weakReceiver: RecordingReceiver<Int>?
+    var observer: Observer?
+    do {
+      let receiver = RecordingReceiver<Int>()
+      weakReceiver = receiver
+      observer = notifier.chain().sendTo(receiver.retain()).end()
+    }
+    notifier.notify(value: 4)
+    #expect(weakReceiver?.history == [4])
+    observer?.invalidate()
+    #expect(weakReceiver == nil)
+    _ = observer
+  }
+
+  @Test func sendToDeliversTheSyncedValue() {
+    let holder = ValueHolder("now")
+    let receiver = RecordingReceiver<String>()
+    let observer = holder.chain().sendTo(receiver).sync()
+    #expect(receiver.history == ["now"])
+    _ = observer
+  }
+
+  @Test func retainOnAnObjectThatIsBothSourceAndReceiverIsUnambiguous() {
+    let source = ValueHolder(1)
+    let target = ValueHolder(0)
+    let observer = source.retain().chain().sendTo(target.retain()).sync()
+    #expect(target.value == 1)
+    _ = observer
+  }
+}

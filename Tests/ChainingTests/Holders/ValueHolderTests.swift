@@ -1,0 +1,88 @@
+import Chaining
+import Testing
+
+@Suite struct ValueHolderTests {
+  @Test func valueReadsWhatWasSet() {
+    let holder = ValueHolder(1)
+    #expect(holder.value == 1)
+    holder.value = 5
+    #expect(holder.value == 5)
+    #expect(holder.fetchedValue() == 5)
+  }
+
+  @Test func settingBroadcastsTheNewValue() {
+    let holder = ValueHolder("a")
+    let received = Recorder<String>()
+    let observer = holder.chain().do { received.append($0) }.end()
+    holder.value = "b"
+    holder.value = "c"
+    #expect(received.history == ["b", "c"])
+    _ = observer
+  }
+
+  @Test func settingAnEqualValueBroadcastsNothing() {
+    let holder = ValueHolder(1)
+    let received = Recorder<Int>()
+    let observer = holder.chain().do { received.append($0) }.end()
+    holder.value = 1
+    holder.value = 2
+    holder.value = 2
+    #expect(received.history == [2])
+    _ = observer
+  }
+
+  @Test func equalValuesAreDetectedInGenericCodeToo() {
+    // Reached through an unconstrained generic, the holder still finds `==`.
+    func makeHolder<T>(_ value: T) -> ValueHolder<T> { ValueHolder(value) }
+    let holder = makeHolder("same")
+    let received = Recorder<String>()
+    let observer = holder.chain().do { received.append($0) }.end()
+    holder.value = "same"
+    holder.value = "new"
+    #expect(received.history == ["new"])
+    _ = observer
+  }
+
+  @Test func nonEquatableValuesBroadcastEverySet() {
+    let holder = ValueHolder(Box(number: 1))
+    let received = Recorder<Int>()
+    let observer = holder.chain().map(\.number).do { received.append($0) }.end()
+    holder.value = Box(number: 1)
+    holder.value = Box(number: 1)
+    #expect(received.history == [1, 1])
+    _ = observer
+  }
+
+  @Test func syncDeliversTheCurrentValueFirst() {
+    let holder = ValueHolder(3)
+    let received = Recorder<Int>()
+    let observer = holder.chain().do { received.append($0) }.sync()
+    holder.value = 4
+    #expect(received.history == [3, 4])
+    _ = observer
+  }
+
+  @Test func receivingSetsTheValue() {
+    let holder = ValueHolder(0)
+    let received = Recorder<Int>()
+    let observer = holder.chain().do { received.append($0) }.end()
+    holder.receive(value: 9)
+    #expect(holder.value == 9)
+    #expect(received.history == [9])
+    _ = observer
+  }
+
+  @Test func holderIsReleasedWhileItsObserverLives() {
+    weak var weakHolder: ValueHolder<Int>?
+    let received = Recorder<Int>()
+    var observer: Observer?
+    do {
+      let holder = ValueHolder(1)
+      weakHolder = holder
+      observer = holder.chain().do { received.append($0) }.sync()
+    }
+    #expect(weakHolder == nil)
+    observer?.invalidate()
+    #expect(received.history == [1])
+  }
+}

@@ -1,0 +1,30 @@
+import Chaining
+import Testing
+
+@Suite struct SyncableTests {
+  @Test func userHolderFromTheIssueSyncsThenFollowsChanges() {
+    let sender = IntHolder(0), receiver = IntHolder(1)
+    let observer = sender.chain().sendTo(receiver).sync()
+    #expect(receiver.value == 0)
+    sender.value = 2
+    #expect(receiver.value == 2)
+    _ = observer
+  }
+
+  @Test func userHolderBroadcastsOnlyChanges() {
+    let holder = IntHolder(0)
+    let received = Recorder<Int>()
+    let observer = holder.chain().do { received.append($0) }.sync()
+    holder.value = 0
+    holder.value = 4
+    holder.value = 4
+    #expect(received.history == [0, 4])
+    _ = observer
+  }
+
+  @Test func syncableIsFetchableAndSendable() {
+    func check<S: Syncable>(_ source: S) -> S.ChainValue { source.fetchedValue() }
+    #expect(check(IntHolder(9)) == 9)
+    #expect(check(ValueHolder("x")) == "x")
+  }
+}

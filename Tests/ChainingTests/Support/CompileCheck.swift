@@ -1,0 +1,52 @@
+import Foundation
+
+/// Type-checks a snippet of client code against the freshly built `Chaining` module.
+///
+/// Used to prove that misuse does not compile. The module is found next to
+/// the running test binary, where SwiftPM puts it (`<build dir>/Modules`).
+enum CompileCheck {
+  struct Result {
+    let succeeded: Bool
+    let diagnostics: String
+  }
+
+  static func typecheck(_ source: String) throws -> Result {
+    let fileManager = FileManager.default
+    let directory = fileManager.temporaryDirectory
+      .appendingPathComponent("chaining-compile-check-\(UUID().uuidString)")
+    try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? fileManager.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("main.swift")
+    try ("import Chaining\n" + source).write(to: file, atomically: true, encoding: .utf8)
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "swiftc", "-typecheck", "-swift-version", "6",
+      "-I", try modulesDirectory().path,
+      "-module-cache-path", directory.appendingPathComponent("cache").path,
+      file.path,
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(succeeded: process.terminationStatus == 0, diagnostics: String(decoding: data, as: UTF8.self))
+  }
+
+  /// The `Modules` directory of the build that produced this test binary.
+  static func modulesDirectory() throws -> URL {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = directory.appendingPathComponent("Modules")
+      if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Chaining.swiftmodule").path) {
+        return candidate
+      }
+      directory.deleteLastPathComponent()
+    }
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "Modules/Chaining.swiftmodule near \(CommandLine.arguments[0])"])
+  }
+}
