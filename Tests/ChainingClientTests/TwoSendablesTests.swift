@@ -54,7 +54,8 @@ func requiresConcurrencySendable<T: Swift.Sendable>(_ value: T) -> T { value }
     let counter = requiresConcurrencySendable(Counter())
     let holder = requiresConcurrencySendable(ValueHolder(Reading(celsius: 0)))
     let observer: any AnyObserver = requiresConcurrencySendable(
-      counter.chain().map { Reading(celsius: Double($0)) }.sendTo(holder).end())
+      counter.chain().map { Reading(celsius: Double($0)) }.sendTo(holder).end()
+    )
     let group = DispatchGroup()
     DispatchQueue.global().async(group: group) {
       counter.emit(7)

@@ -17,7 +17,8 @@ import Testing
       received.history == [
         "do 1", "after map 10", "v10",
         "do 2", "after map 20", "v20",
-      ])
+      ]
+    )
     _ = observer
   }
 
@@ -63,7 +64,8 @@ import Testing
       let holder = ValueHolder(1)
       let observer = holder.chain().map { "\\($0)" }.sendTo(Label()).sync()
       let notifierObserver = Notifier<Int>().chain().map { "\\($0)" }.sendTo(Label()).end()
-      """)
+      """
+    )
     #expect(result.succeeded, "\(result.diagnostics)")
   }
 
@@ -75,7 +77,8 @@ import Testing
       }
       let holder = ValueHolder(1)
       let observer = holder.chain().sendTo(Label()).sync()
-      """)
+      """
+    )
     #expect(!result.succeeded)
     #expect(result.diagnostics.contains("error:"), "\(result.diagnostics)")
     #expect(result.diagnostics.contains("String"), "\(result.diagnostics)")
@@ -85,7 +88,8 @@ import Testing
     let result = try CompileCheck.typecheck(
       """
       let observer = Notifier<Int>().chain().do { _ in }.sync()
-      """)
+      """
+    )
     #expect(!result.succeeded)
     #expect(result.diagnostics.contains("Fetchable"), "\(result.diagnostics)")
   }

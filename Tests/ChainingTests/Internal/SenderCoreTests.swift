@@ -1,5 +1,6 @@
-@testable import Chaining
 import Testing
+
+@testable import Chaining
 
 @Suite struct SenderCoreTests {
   @Test func removalKeepsTheOrderOfTheRemainingObserversAcrossCompaction() {

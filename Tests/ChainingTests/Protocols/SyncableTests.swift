@@ -3,6 +3,8 @@ import Testing
 
 @Suite struct SyncableTests {
   @Test func userHolderFromTheIssueSyncsThenFollowsChanges() {
+    // The issue's lines, exactly as written.
+    // swift-format-ignore: OneVariableDeclarationPerLine
     let sender = IntHolder(0), receiver = IntHolder(1)
     let observer = sender.chain().sendTo(receiver).sync()
     #expect(receiver.value == 0)

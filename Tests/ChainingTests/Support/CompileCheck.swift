@@ -47,6 +47,9 @@ enum CompileCheck {
       }
       directory.deleteLastPathComponent()
     }
-    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "Modules/Chaining.swiftmodule near \(CommandLine.arguments[0])"])
+    throw CocoaError(
+      .fileNoSuchFile,
+      userInfo: [NSFilePathErrorKey: "Modules/Chaining.swiftmodule near \(CommandLine.arguments[0])"]
+    )
   }
 }
