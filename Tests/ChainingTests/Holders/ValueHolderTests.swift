@@ -71,18 +71,4 @@ import Testing
     #expect(received.history == [9])
     _ = observer
   }
-
-  @Test func holderIsReleasedWhileItsObserverLives() {
-    weak var weakHolder: ValueHolder<Int>?
-    let received = Recorder<Int>()
-    var observer: Observer?
-    do {
-      let holder = ValueHolder(1)
-      weakHolder = holder
-      observer = holder.chain().do { received.append($0) }.sync()
-    }
-    #expect(weakHolder == nil)
-    observer?.invalidate()
-    #expect(received.history == [1])
-  }
 }

@@ -16,14 +16,17 @@ private final class Silent: Chainable {
 
   @Test func observerDoesNotKeepItsSourceAlive() {
     weak var weakHolder: ValueHolder<Int>?
+    let received = Recorder<Int>()
     var observer: Observer?
     do {
       let holder = ValueHolder(1)
       weakHolder = holder
-      observer = holder.chain().do { _ in }.sync()
+      observer = holder.chain().do { received.append($0) }.sync()
     }
     #expect(weakHolder == nil)
-    #expect(observer != nil)
+    #expect(observer?.isInvalidated == false)
+    observer?.invalidate()
+    #expect(received.history == [1])
   }
 
   @Test func retainedSourceLivesUntilTheObserverIsInvalidated() {
