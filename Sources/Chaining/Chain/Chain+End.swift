@@ -26,7 +26,7 @@ extension Chain {
     let build = consume(by: step)
     let context = _ChainContext()
     build({ _ in }, context)
-    return (Observer(context), context)
+    return (context.observer, context)
   }
 }
 

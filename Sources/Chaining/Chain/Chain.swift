@@ -55,13 +55,26 @@ public final class Chain<Value, Source: Chainable> {
 
   /// Returns the chain with one more step: `step` turns the next step's
   /// handler into this step's handler.
+  ///
+  /// `step` runs once for each finished chain, so state it creates belongs
+  /// to that chain. The chain's gate runs one value at a time, so such state
+  /// needs no lock of its own.
   func appending<Next>(
     _ name: StaticString,
     _ step: @escaping (_ downstream: @escaping (Next) -> Void) -> (Value) -> Void
   ) -> Chain<Next, Source> {
+    appending(name) { downstream, _ in step(downstream) }
+  }
+
+  /// Like the other `appending`, for a step that also needs the
+  /// context of the chain being finished.
+  func appending<Next>(
+    _ name: StaticString,
+    _ step: @escaping (_ downstream: @escaping (Next) -> Void, _ context: _ChainContext) -> (Value) -> Void
+  ) -> Chain<Next, Source> {
     let build = consume(by: name)
     return Chain<Next, Source> { downstream, context in
-      build(step(downstream), context)
+      build(step(downstream, context), context)
     }
   }
 }

@@ -3,22 +3,25 @@
 /// What finishing a chain collects: subscriptions, fetches and retained objects. Not API.
 ///
 /// Public only because the protocols' underscored requirements name it. A
-/// context lives while ``Chain/end()`` or ``Chain/sync()`` runs; the
-/// ``Observer`` takes over its gate, subscriptions and retained objects.
+/// context lives while ``Chain/end()`` or ``Chain/sync()`` runs. The
+/// ``Observer`` exists from the start, so that what the build adds goes
+/// straight to it, and steps such as ``Chain/prefix(_:)`` can end it.
 public final class _ChainContext {
-  /// The gate every value entering the finished chain passes through.
-  let gate = DeliveryGate()
-  /// What the observer undoes on invalidation, in subscription order.
-  private(set) var detachables: [any Detachable] = []
+  /// The observer of the chain being finished.
+  let observer = Observer()
   /// What `sync()` runs, in source order.
-  private(set) var fetches: [() -> Void] = []
-  /// What the observer keeps alive.
-  private(set) var retained: [AnyObject] = []
+  private var fetches: [() -> Void] = []
 
   init() {}
 
+  /// The gate every value entering the finished chain passes through.
+  var gate: DeliveryGate { observer.gate }
+
+  /// How many fetches the sources so far registered.
+  var fetchCount: Int { fetches.count }
+
   func add(_ detachable: any Detachable) {
-    detachables.append(detachable)
+    observer.adopt(detachable)
   }
 
   func addFetch(_ fetch: @escaping () -> Void) {
@@ -26,7 +29,7 @@ public final class _ChainContext {
   }
 
   func retain(_ object: AnyObject) {
-    retained.append(object)
+    observer.retain(object)
   }
 
   /// Runs every fetch through the gate, in source order.

@@ -37,18 +37,35 @@
 /// do not call it while holding a lock that a handler of this chain takes.
 public final class Observer: AnyObserver {
   /// The gate values enter the chain through.
-  private let gate: DeliveryGate
+  let gate = DeliveryGate()
   /// Subscriptions to undo and objects to release; `nil` once invalidated.
-  private let resources: Protected<Resources?>
+  private let resources = Protected<Resources?>(Resources())
 
   private struct Resources {
-    var detachables: [any Detachable]
-    var retained: [AnyObject]
+    var detachables: [any Detachable] = []
+    var retained: [AnyObject] = []
   }
 
-  init(_ context: _ChainContext) {
-    gate = context.gate
-    resources = Protected(Resources(detachables: context.detachables, retained: context.retained))
+  init() {}
+
+  /// Takes over a subscription; undoes it at once if already invalidated.
+  func adopt(_ detachable: any Detachable) {
+    let accepted = resources.withLock { resources -> Bool in
+      guard resources != nil else { return false }
+      resources?.detachables.append(detachable)
+      return true
+    }
+    if !accepted { detachable.detach() }
+  }
+
+  /// Keeps `object` alive until invalidated; drops it at once if already invalidated.
+  func retain(_ object: AnyObject) {
+    let accepted = resources.withLock { resources -> Bool in
+      guard resources != nil else { return false }
+      resources?.retained.append(object)
+      return true
+    }
+    _ = accepted  // when refused, `object` is released here, outside the lock
   }
 
   deinit {

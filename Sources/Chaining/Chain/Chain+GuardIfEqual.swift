@@ -1,0 +1,54 @@
+// MARK: - guardIfEqual and removeDuplicates
+
+extension Chain where Value: Equatable {
+  /// Drops a value equal to the last value this step passed on.
+  ///
+  /// ```swift
+  /// let notifier = Notifier<Int>()
+  /// let observer = notifier.chain().guardIfEqual().do { print($0) }.end()
+  /// notifier.notify(value: 1)
+  /// notifier.notify(value: 1)
+  /// notifier.notify(value: 2)
+  /// // Prints "1", then "2"
+  /// ```
+  ///
+  /// - Returns: A chain without consecutive duplicates.
+  ///
+  /// The first value always passes, including the value ``sync()`` sends;
+  /// it then counts as the last value passed. Each finished chain keeps its
+  /// own last value, alive for as long as the observer.
+  public func guardIfEqual() -> Chain<Value, Source> {
+    appending("guardIfEqual()") { downstream in
+      let last = Box<Value?>(nil)
+      return { value in
+        if let previous = last.value, previous == value { return }
+        last.value = value
+        downstream(value)
+      }
+    }
+  }
+
+  /// Drops a value equal to the last value this step passed on; another name
+  /// for ``guardIfEqual()``, familiar from Combine.
+  ///
+  /// ```swift
+  /// let holder = ValueHolder([1, 2])  // an array holder broadcasts every set
+  /// let observer = holder.chain().map(\.count).removeDuplicates().do { print($0) }.sync()
+  /// holder.value = [3, 4]
+  /// // Prints "2" once
+  /// ```
+  ///
+  /// - Returns: A chain without consecutive duplicates.
+  public func removeDuplicates() -> Chain<Value, Source> {
+    guardIfEqual()
+  }
+}
+
+/// A mutable value owned by one finished chain.
+///
+/// Only the step that created it reads and writes it, and the chain's gate
+/// runs one value at a time, so it needs no lock.
+final class Box<Value> {
+  var value: Value
+  init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,83 @@
+// MARK: - optional, unwrap, forceUnwrap and compactMap
+
+extension Chain {
+  /// Wraps each value in an `Optional`.
+  ///
+  /// Useful to send to a receiver that takes an optional:
+  ///
+  /// ```swift
+  /// let name = ValueHolder("Ann")
+  /// let selection = ValueHolder<String?>(nil)
+  /// let observer = name.chain().optional().sendTo(selection).sync()
+  /// print(selection.value ?? "none")
+  /// // Prints "Ann"
+  /// ```
+  ///
+  /// - Returns: A chain of the same values, as optionals.
+  public func optional() -> Chain<Value?, Source> {
+    appending("optional()") { downstream in
+      { value in downstream(.some(value)) }
+    }
+  }
+
+  /// Transforms each value and passes on only the results that are not `nil`.
+  ///
+  /// ```swift
+  /// let text = ValueHolder("12")
+  /// let observer = text.chain().compactMap { Int($0) }.do { print($0) }.sync()
+  /// // Prints "12"
+  /// text.value = "twelve"  // not a number: nothing is passed on
+  /// ```
+  ///
+  /// - Parameter transform: Called with every value that reaches this step.
+  /// - Returns: A chain of the non-`nil` results.
+  public func compactMap<Next>(_ transform: @escaping (Value) -> Next?) -> Chain<Next, Source> {
+    appending("compactMap(_:)") { downstream in
+      { value in
+        if let next = transform(value) { downstream(next) }
+      }
+    }
+  }
+
+  /// Passes on the wrapped value of each optional and drops `nil`.
+  ///
+  /// ```swift
+  /// let selection = ValueHolder<Int?>(nil)
+  /// let observer = selection.chain().unwrap().do { print("selected", $0) }.sync()
+  /// selection.value = 3
+  /// // Prints "selected 3"
+  /// ```
+  ///
+  /// - Returns: A chain of the non-`nil` values, unwrapped.
+  public func unwrap<Wrapped>() -> Chain<Wrapped, Source> where Value == Wrapped? {
+    appending("unwrap()") { downstream in
+      { value in
+        if let wrapped = value { downstream(wrapped) }
+      }
+    }
+  }
+
+  /// Passes on the wrapped value of each optional, and stops the program if
+  /// a value is `nil`.
+  ///
+  /// Use it only where `nil` is a programming error; otherwise use
+  /// ``unwrap()``.
+  ///
+  /// ```swift
+  /// let current = ValueHolder<Int?>(1)
+  /// let observer = current.chain().forceUnwrap().do { print($0) }.sync()
+  /// // Prints "1"
+  /// ```
+  ///
+  /// - Returns: A chain of the values, unwrapped.
+  public func forceUnwrap<Wrapped>() -> Chain<Wrapped, Source> where Value == Wrapped? {
+    appending("forceUnwrap()") { downstream in
+      { value in
+        guard let wrapped = value else {
+          fatalError("Chain.forceUnwrap(): a nil value of \(Value.self) reached forceUnwrap()")
+        }
+        downstream(wrapped)
+      }
+    }
+  }
+}

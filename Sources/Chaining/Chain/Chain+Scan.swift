@@ -1,0 +1,33 @@
+// MARK: - scan
+
+extension Chain {
+  /// Accumulates the values and passes on each running result.
+  ///
+  /// ```swift
+  /// let deposits = Notifier<Int>()
+  /// let observer = deposits.chain().scan(0, +).do { print("balance", $0) }.end()
+  /// deposits.notify(value: 10)
+  /// deposits.notify(value: 5)
+  /// // Prints "balance 10", then "balance 15"
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - initial: The starting result.
+  ///   - next: Combines the result so far with a value into the next result.
+  /// - Returns: A chain of the running results.
+  ///
+  /// Each finished chain keeps its own result, starting from `initial`; the
+  /// value ``sync()`` sends is accumulated like any other.
+  public func scan<Result>(
+    _ initial: Result,
+    _ next: @escaping (Result, Value) -> Result
+  ) -> Chain<Result, Source> {
+    appending("scan(_:_:)") { downstream in
+      let result = Box(initial)
+      return { value in
+        result.value = next(result.value, value)
+        downstream(result.value)
+      }
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// MARK: - suspend
+
+extension Chain {
+  /// Holds back values while a ``Suspender`` is suspended.
+  ///
+  /// While `suspender.isSuspended` is `true`, values stop at this step. On
+  /// resume:
+  /// - when the chain's source (the one ``sync()`` fetches from) is
+  ///   ``Fetchable`` (a holder: its values are state), the latest value held
+  ///   back, if any, is sent on, so the rest of the chain catches up;
+  /// - otherwise (a notifier: its values are events), nothing is replayed.
+  ///
+  /// ```swift
+  /// let suspender = Suspender()
+  /// let count = ValueHolder(0)
+  /// let observer = count.chain().suspend(suspender).do { print($0) }.sync()
+  /// // Prints "0"
+  /// suspender.suspend()
+  /// count.value = 1
+  /// count.value = 2
+  /// suspender.resume()
+  /// // Prints "2"
+  /// ```
+  ///
+  /// - Parameter suspender: The switch. The finished observer holds it.
+  /// - Returns: A chain that passes values only while not suspended.
+  ///
+  /// ``sync()`` while suspended holds the fetched value back like any other.
+  /// The resume and the values run through the chain one at a time, so a
+  /// value is never replayed after a newer one.
+  public func suspend(_ suspender: Suspender) -> Chain<Value, Source> {
+    let build = consume(by: "suspend(_:)")
+    // Values of a fetchable source are state, worth catching up on.
+    let replays = Source.self is any Fetchable.Type
+    return Chain { downstream, context in
+      // All of `state` is touched only inside this chain's gate, which runs
+      // one thing at a time: the suspender's changes, the first read of it,
+      // and the values, in the order they arrive.
+      let state = Box(SuspendState<Value>())
+      suspender._subscribe(context) { isSuspended in
+        state.value.isSuspended = isSuspended
+        guard !isSuspended, let held = state.value.held else { return }
+        state.value.held = nil
+        downstream(held)
+      }
+      context.gate.deliver(()) { _ in state.value.isSuspended = suspender.isSuspended }
+      build(
+        { value in
+          guard state.value.isSuspended else { return downstream(value) }
+          if replays { state.value.held = value }
+        },
+        context
+      )
+    }
+  }
+}
+
+/// The state of one finished chain's ``Chain/suspend(_:)`` step.
+private struct SuspendState<Value> {
+  var isSuspended = false
+  /// The latest value held back, for a chain whose source is fetchable.
+  var held: Value?
+}
