@@ -19,7 +19,7 @@ extension Chain {
   /// it is invalidated or released; capture `self` weakly when `self` owns
   /// the observer.
   public func `do`(_ body: @escaping (Value) -> Void) -> Chain<Value, Source> {
-    appending("do") { downstream in
+    appending("do(_:)") { downstream in
       { value in
         body(value)
         downstream(value)

@@ -32,9 +32,9 @@ extension Chain where Value: Equatable {
   /// for ``guardIfEqual()``, familiar from Combine.
   ///
   /// ```swift
-  /// let holder = ValueHolder([1, 2])  // an array holder broadcasts every set
-  /// let observer = holder.chain().map(\.count).removeDuplicates().do { print($0) }.sync()
-  /// holder.value = [3, 4]
+  /// let word = ValueHolder("ab")
+  /// let observer = word.chain().map(\.count).removeDuplicates().do { print($0) }.sync()
+  /// word.value = "cd"  // a new word of the same length
   /// // Prints "2" once
   /// ```
   ///

@@ -27,7 +27,7 @@ extension Chain {
   /// ``sync()`` sends.
   public func sendTo<Receiver: Receivable>(_ receiver: Receiver) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
-    appending("sendTo") { downstream in
+    appending("sendTo(_:)") { downstream in
       { [weak receiver] value in
         receiver?.receive(value: value)
         downstream(value)
@@ -50,7 +50,7 @@ extension Chain {
   public func sendTo<Receiver: Receivable>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     let receiver = retainer.object
-    return appending("sendTo") { downstream in
+    return appending("sendTo(_:)") { downstream in
       { value in
         receiver.receive(value: value)
         downstream(value)

@@ -22,10 +22,12 @@ extension Chain {
   /// // Prints "2"
   /// ```
   ///
-  /// - Parameter suspender: The switch. The finished observer holds it.
+  /// - Parameter suspender: The switch. The finished observer keeps it alive.
   /// - Returns: A chain that passes values only while not suspended.
   ///
   /// ``sync()`` while suspended holds the fetched value back like any other.
+  /// A handler of this chain may suspend or resume it: the change takes
+  /// effect after the value being delivered.
   /// The resume and the values run through the chain one at a time, so a
   /// value is never replayed after a newer one.
   public func suspend(_ suspender: Suspender) -> Chain<Value, Source> {
@@ -37,7 +39,10 @@ extension Chain {
       // one thing at a time: the suspender's changes, the first read of it,
       // and the values, in the order they arrive.
       let state = Box(SuspendState<Value>())
-      suspender._subscribe(context) { isSuspended in
+      context.retain(suspender)
+      // A change of the suspender is a command, never an echo: it gets
+      // through even when this chain's own handler made it.
+      suspender.subscribeCommands(context) { isSuspended in
         state.value.isSuspended = isSuspended
         guard !isSuspended, let held = state.value.held else { return }
         state.value.held = nil

@@ -68,6 +68,13 @@ public final class Suspender: Syncable, Receivable {
   public func _senderCore(creating: Bool) -> _SenderCore<Bool>? {
     state._senderCore(creating: creating)
   }
+
+  /// Sends the suspender's changes into a chain being finished, as commands
+  /// that are never dropped as echoes.
+  func subscribeCommands(_ context: _ChainContext, _ handler: @escaping (Bool) -> Void) {
+    guard let core = _senderCore(creating: true) else { return }
+    context.add(core.subscribe(gate: context.gate, dropsEchoes: false, handler: handler))
+  }
 }
 
 extension Suspender: Swift.Sendable {}

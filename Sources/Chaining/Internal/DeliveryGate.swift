@@ -44,11 +44,15 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   var isClosed: Bool { closed.load(ordering: .acquiring) }
 
   /// Runs `body(value)` under the gate's rules (see the type's discussion).
+  ///
+  /// With `dropsEchoes` false, a value this chain caused is run too (after
+  /// the current one): for commands to the chain itself, such as a
+  /// suspender's changes.
   @inline(__always)
-  func deliver<Value>(_ value: Value, to body: @escaping (Value) -> Void) {
+  func deliver<Value>(_ value: Value, to body: @escaping (Value) -> Void, dropsEchoes: Bool = true) {
     if closed.load(ordering: .acquiring) { return }
     let context = DeliveryContext.current
-    if context.isCaused(by: self) { return }
+    if dropsEchoes, context.isCaused(by: self) { return }
     let claimed = state.withLock { state -> Bool in
       if !state.isRunning {
         state.isRunning = true

@@ -103,15 +103,19 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   @inline(__always)
   private static func deliver(_ value: Value, to snapshot: Snapshot) {
     for case let subscription? in snapshot {
-      subscription.gate.deliver(value, to: subscription.handler)
+      subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes)
     }
   }
 
   // MARK: Subscribing
 
   /// Adds an observer at the end of the list.
-  func subscribe(gate: DeliveryGate, handler: @escaping (Value) -> Void) -> Subscription {
-    let subscription = Subscription(core: self, gate: gate, handler: handler)
+  func subscribe(
+    gate: DeliveryGate,
+    dropsEchoes: Bool = true,
+    handler: @escaping (Value) -> Void
+  ) -> Subscription {
+    let subscription = Subscription(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
     state.withLock { state in
       subscription.index = state.slots.count
       state.slots.append(subscription)
@@ -150,15 +154,18 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// One observer's entry in a core.
   final class Subscription: Detachable, Swift.Sendable {
     let gate: DeliveryGate
+    /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
+    let dropsEchoes: Bool
     nonisolated(unsafe) let handler: (Value) -> Void
     /// The slot in `State.slots`, or -1 once removed. Guarded by the core's lock.
     nonisolated(unsafe) var index = -1
     /// Weak: when the sender and its core are gone there is nothing to remove from.
     weak let core: _SenderCore?
 
-    init(core: _SenderCore, gate: DeliveryGate, handler: @escaping (Value) -> Void) {
+    init(core: _SenderCore, gate: DeliveryGate, dropsEchoes: Bool, handler: @escaping (Value) -> Void) {
       self.core = core
       self.gate = gate
+      self.dropsEchoes = dropsEchoes
       self.handler = handler
     }
 

@@ -49,7 +49,7 @@ import Testing
       _ = observer
     }
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(message.contains("Chain.map: this chain was already used"))
+    #expect(message.contains("Chain.map(_:): this chain was already used"))
   }
 }
 

@@ -1,0 +1,342 @@
+import Chaining
+import Testing
+
+@Suite struct ChainCombineTests {
+  // MARK: - Flow
+
+  @Test func combineSendsNothingUntilBothSidesHaveSentAValue() {
+    let name = Notifier<String>()
+    let age = Notifier<Int>()
+    let received = Recorder<(String, Int)>()
+    let observer = name.chain().combine(age.chain()).do { received.append($0) }.end()
+    name.notify(value: "Ann")
+    name.notify(value: "Bob")
+    #expect(received.count == 0)
+    age.notify(value: 30)
+    #expect(received.history.map(\.0) == ["Bob"])
+    #expect(received.history.map(\.1) == [30])
+    _ = observer
+  }
+
+  @Test func combineSendsThePairOfLatestValuesOnEveryChangeOfEitherSide() {
+    let name = Notifier<String>()
+    let age = Notifier<Int>()
+    let received = Recorder<(String, Int)>()
+    let observer = name.chain().combine(age.chain()).do { received.append($0) }.end()
+    name.notify(value: "Ann")
+    age.notify(value: 30)
+    age.notify(value: 31)
+    name.notify(value: "Bob")
+    name.notify(value: "Bob")
+    #expect(received.history.map(\.0) == ["Ann", "Ann", "Bob", "Bob"])
+    #expect(received.history.map(\.1) == [30, 31, 31, 31])
+    _ = observer
+  }
+
+  @Test func combineOfThreeChainsSendsFlatTriples() {
+    let text = ValueHolder("a")
+    let number = ValueHolder(1)
+    let ratio = ValueHolder(0.5)
+    let received = Recorder<(String, Int, Double)>()
+    let observer = text.chain().combine(number.chain()).combine(ratio.chain()).do { received.append($0) }.sync()
+    #expect(received.history.elementsEqual([("a", 1, 0.5)], by: ==))
+    number.value = 2
+    ratio.value = 1.5
+    text.value = "b"
+    let expected: [(String, Int, Double)] = [("a", 1, 0.5), ("a", 2, 0.5), ("a", 2, 1.5), ("b", 2, 1.5)]
+    #expect(received.history.elementsEqual(expected, by: ==))
+    _ = observer
+  }
+
+  @Test func combineOfFourChainsSendsFlatQuadruples() {
+    let text = ValueHolder("a")
+    let number = ValueHolder(1)
+    let ratio = ValueHolder(0.5)
+    let flag = ValueHolder(false)
+    let received = Recorder<(String, Int, Double, Bool)>()
+    let observer = text.chain().combine(number.chain()).combine(ratio.chain()).combine(flag.chain())
+      .do { received.append($0) }.sync()
+    #expect(received.history.elementsEqual([("a", 1, 0.5, false)], by: ==))
+    flag.value = true
+    text.value = "b"
+    let expected: [(String, Int, Double, Bool)] = [("a", 1, 0.5, false), ("a", 1, 0.5, true), ("b", 1, 0.5, true)]
+    #expect(received.history.elementsEqual(expected, by: ==))
+    _ = observer
+  }
+
+  @Test func combineOfFiveChainsSendsFlatQuintuples() {
+    let text = ValueHolder("a")
+    let number = ValueHolder(1)
+    let ratio = ValueHolder(0.5)
+    let flag = ValueHolder(false)
+    let letter = ValueHolder<Character>("x")
+    let received = Recorder<(String, Int, Double, Bool, Character)>()
+    let observer = text.chain().combine(number.chain()).combine(ratio.chain()).combine(flag.chain())
+      .combine(letter.chain()).do { received.append($0) }.sync()
+    #expect(received.history.elementsEqual([("a", 1, 0.5, false, "x")], by: ==))
+    letter.value = "y"
+    number.value = 2
+    let expected: [(String, Int, Double, Bool, Character)] = [
+      ("a", 1, 0.5, false, "x"), ("a", 1, 0.5, false, "y"), ("a", 2, 0.5, false, "y"),
+    ]
+    #expect(received.history.elementsEqual(expected, by: ==))
+    _ = observer
+  }
+
+  @Test func combineFlattensWithoutATypeContext() {
+    let text = ValueHolder("a")
+    let number = ValueHolder(1)
+    let ratio = ValueHolder(0.5)
+    let flag = ValueHolder(true)
+    let letter = ValueHolder<Character>("x")
+    // Each step is typed by the compiler alone; the annotations check what it chose.
+    let pair = text.chain().combine(number.chain())
+    let typedPair: Chain<(String, Int), ValueHolder<String>> = pair
+    let triple = typedPair.combine(ratio.chain())
+    let typedTriple: Chain<(String, Int, Double), ValueHolder<String>> = triple
+    let quadruple = typedTriple.combine(flag.chain())
+    let typedQuadruple: Chain<(String, Int, Double, Bool), ValueHolder<String>> = quadruple
+    let quintuple = typedQuadruple.combine(letter.chain())
+    let typedQuintuple: Chain<(String, Int, Double, Bool, Character), ValueHolder<String>> = quintuple
+    let received = Recorder<String>()
+    let observer = typedQuintuple.map { "\($0) \($1) \($2) \($3) \($4)" }.do { received.append($0) }.sync()
+    #expect(received.history == ["a 1 0.5 true x"])
+    _ = observer
+  }
+
+  @Test func eachFinishedChainKeepsItsOwnLatestValues() {
+    let left = Notifier<Int>()
+    let right = Notifier<String>()
+    let early = Recorder<(Int, String)>()
+    let late = Recorder<(Int, String)>()
+    let earlyObserver = left.chain().combine(right.chain()).do { early.append($0) }.end()
+    left.notify(value: 1)
+    let lateObserver = left.chain().combine(right.chain()).do { late.append($0) }.end()
+    right.notify(value: "a")
+    #expect(early.history.map(\.0) == [1])
+    #expect(early.history.map(\.1) == ["a"])
+    #expect(late.count == 0)
+    left.notify(value: 2)
+    #expect(early.history.map(\.0) == [1, 2])
+    #expect(late.history.map(\.0) == [2])
+    #expect(late.history.map(\.1) == ["a"])
+    _ = (earlyObserver, lateObserver)
+  }
+
+  // MARK: - sync and end
+
+  @Test func syncOfTwoHoldersSendsExactlyOnePair() {
+    let name = ValueHolder("Ann")
+    let age = ValueHolder(30)
+    let received = Recorder<(String, Int)>()
+    let observer = name.chain().combine(age.chain()).do { received.append($0) }.sync()
+    #expect(received.history.map(\.0) == ["Ann"])
+    #expect(received.history.map(\.1) == [30])
+    age.value = 31
+    #expect(received.history.map(\.0) == ["Ann", "Ann"])
+    #expect(received.history.map(\.1) == [30, 31])
+    _ = observer
+  }
+
+  @Test func syncOfAHolderCombinedWithANotifierSendsNothingUntilTheNotifierSends() {
+    let name = ValueHolder("Ann")
+    let age = Notifier<Int>()
+    let received = Recorder<(String, Int)>()
+    let observer = name.chain().combine(age.chain()).do { received.append($0) }.sync()
+    #expect(received.count == 0)
+    age.notify(value: 30)
+    #expect(received.history.map(\.0) == ["Ann"])
+    #expect(received.history.map(\.1) == [30])
+    _ = observer
+  }
+
+  @Test func endSendsNothingUntilBothSourcesHaveBroadcast() {
+    let name = ValueHolder("Ann")
+    let age = ValueHolder(30)
+    let received = Recorder<(String, Int)>()
+    let observer = name.chain().combine(age.chain()).do { received.append($0) }.end()
+    name.value = "Bob"
+    #expect(received.count == 0)
+    age.value = 31
+    #expect(received.history.map(\.0) == ["Bob"])
+    #expect(received.history.map(\.1) == [31])
+    _ = observer
+  }
+
+  // MARK: - Lifetime
+
+  @Test func invalidatedObserverReceivesNothingFromEitherSide() {
+    let name = ValueHolder("Ann")
+    let age = ValueHolder(30)
+    let received = Recorder<(String, Int)>()
+    let observer = name.chain().combine(age.chain()).do { received.append($0) }.sync()
+    observer.invalidate()
+    name.value = "Bob"
+    age.value = 31
+    #expect(received.history.map(\.0) == ["Ann"])
+    #expect(received.history.map(\.1) == [30])
+    #expect(observer.isInvalidated)
+  }
+
+  @Test func secondSourceDyingKeepsItsLatestValueInLaterPairs() {
+    let name = ValueHolder("Ann")
+    weak var weakAge: Notifier<Int>?
+    var age: Notifier<Int>? = Notifier<Int>()
+    weakAge = age
+    let received = Recorder<(String, Int)>()
+    let observer = name.chain().combine(age!.chain()).do { received.append($0) }.sync()
+    age?.notify(value: 30)
+    age = nil
+    #expect(weakAge == nil)
+    name.value = "Bob"
+    #expect(received.history.map(\.0) == ["Ann", "Bob"])
+    #expect(received.history.map(\.1) == [30, 30])
+    #expect(!observer.isInvalidated)
+    _ = observer
+  }
+
+  @Test func combineDoesNotRetainItsSources() {
+    weak var weakName: ValueHolder<String>?
+    weak var weakAge: ValueHolder<Int>?
+    var observer: Observer?
+    do {
+      let name = ValueHolder("Ann")
+      let age = ValueHolder(30)
+      weakName = name
+      weakAge = age
+      observer = name.chain().combine(age.chain()).sync()
+    }
+    #expect(weakName == nil)
+    #expect(weakAge == nil)
+    #expect(observer?.isInvalidated == false)
+  }
+
+  @Test func invalidatingReleasesEveryClosureAndEveryRetainedSource() {
+    weak var weakName: ValueHolder<String>?
+    weak var weakAge: Notifier<Int>?
+    weak var weakNameToken: Token?
+    weak var weakAgeToken: Token?
+    weak var weakAfterToken: Token?
+    let received = Recorder<String>()
+    var observer: Observer?
+    do {
+      let name = ValueHolder("Ann")
+      let age = Notifier<Int>()
+      let nameToken = Token()
+      let ageToken = Token()
+      let afterToken = Token()
+      weakName = name
+      weakAge = age
+      weakNameToken = nameToken
+      weakAgeToken = ageToken
+      weakAfterToken = afterToken
+      observer = name.retain().chain().do { _ in _ = nameToken }
+        .combine(age.retain().chain().do { _ in _ = ageToken })
+        .do { pair in
+          _ = afterToken
+          received.append("\(pair.0) \(pair.1)")
+        }
+        .sync()
+    }
+    #expect(weakName != nil)
+    #expect(weakAge != nil)
+    #expect(weakNameToken != nil)
+    #expect(weakAgeToken != nil)
+    #expect(weakAfterToken != nil)
+    weakAge?.notify(value: 30)
+    #expect(received.history == ["Ann 30"])
+    observer?.invalidate()
+    #expect(weakName == nil)
+    #expect(weakAge == nil)
+    #expect(weakNameToken == nil)
+    #expect(weakAgeToken == nil)
+    #expect(weakAfterToken == nil)
+    _ = observer
+  }
+
+  // MARK: - Reentrancy
+
+  @Test func handlerWritingBothSourcesDoesNotSeeItsOwnWrites() {
+    let number = ValueHolder(1)
+    let word = ValueHolder("a")
+    let log = Recorder<String>()
+    let observers = [
+      number.chain().combine(word.chain()).do { pair in
+        log.append("pair \(pair.0) \(pair.1)")
+        if pair == (2, "a") {
+          word.value = "b"
+          number.value = 3
+        }
+      }.sync(),
+      number.chain().do { log.append("number \($0)") }.end(),
+      word.chain().do { log.append("word \($0)") }.end(),
+    ]
+    number.value = 2
+    #expect(number.value == 3)
+    #expect(word.value == "b")
+    // `word` is idle, so "b" is delivered at once; `number` is delivering 2,
+    // so 3 waits until 2 has reached every chain. The combined chain caused
+    // both writes and skips them.
+    #expect(log.history == ["pair 1 a", "pair 2 a", "word b", "number 2", "number 3"])
+    word.value = "c"
+    // The skipped 3 never became the combined chain's latest number.
+    #expect(log.history == ["pair 1 a", "pair 2 a", "word b", "number 2", "number 3", "pair 2 c", "word c"])
+    _ = observers
+  }
+
+  @Test func anotherChainWritingTheSecondSourceDuringADeliveryUpdatesThePair() {
+    let number = ValueHolder(1)
+    let word = ValueHolder("a")
+    let received = Recorder<(Int, String)>()
+    let observers = [
+      number.chain().combine(word.chain()).do { received.append($0) }.sync(),
+      number.chain().do { word.value = "n\($0)" }.end(),
+    ]
+    number.value = 2
+    #expect(received.history.map(\.0) == [1, 2, 2])
+    #expect(received.history.map(\.1) == ["a", "a", "n2"])
+    _ = observers
+  }
+
+  // MARK: - Concurrency
+
+  @Test func concurrentWritesToBothSidesEndOnThePairOfLatestValues() {
+    let perThread = 2_500
+    let left = ValueHolder(-1)
+    let right = ValueHolder(-2)
+    let received = Recorder<(Int, Int)>()
+    let observer = left.chain().combine(right.chain()).do { received.append($0) }.sync()
+
+    race(threads: 4) { thread in
+      let holder = thread < 2 ? left : right
+      for index in 0..<perThread {
+        holder.value = thread * perThread + index
+      }
+    }
+
+    let history = received.history
+    // One pair for the sync, then one for each of the 4 × perThread writes.
+    #expect(history.count == 1 + 4 * perThread)
+    #expect(history.last.map { [$0.0, $0.1] } == [left.value, right.value])
+    // Each side's own values appear once each, in each thread's order.
+    let lefts = removingRepeats(history.map(\.0))
+    let rights = removingRepeats(history.map(\.1))
+    #expect(lefts.count == 1 + 2 * perThread)
+    #expect(rights.count == 1 + 2 * perThread)
+    for thread in 0..<4 {
+      let side = thread < 2 ? lefts : rights
+      let fromThread = side.filter { $0 >= 0 && $0 / perThread == thread }
+      #expect(fromThread == Array(thread * perThread..<(thread + 1) * perThread))
+    }
+    _ = observer
+  }
+}
+
+/// `values` without the elements equal to the one before them.
+private func removingRepeats(_ values: [Int]) -> [Int] {
+  var result: [Int] = []
+  for value in values where value != result.last {
+    result.append(value)
+  }
+  return result
+}
