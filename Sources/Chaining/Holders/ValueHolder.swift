@@ -32,10 +32,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// The type of the values this holder accepts as a receiver.
   public typealias ReceiveValue = T
 
-  private let core = _SenderCore<T>()
-  /// Guards the value. The core's lock is taken inside this one, never the
-  /// other way round, so that broadcasts are ordered like the writes.
-  private let storage: Protected<T>
+  private let store: HolderStore<T, T>
   private let isEqual: ((T, T) -> Bool)?
 
   /// Creates a holder with an initial value.
@@ -45,7 +42,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   ///
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) {
-    storage = Protected(initial)
+    store = HolderStore(initial)
     isEqual = dynamicEquality(T.self)
   }
 
@@ -53,7 +50,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   ///
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) where T: Equatable {
-    storage = Protected(initial)
+    store = HolderStore(initial)
     isEqual = { $0 == $1 }
   }
 
@@ -62,22 +59,16 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// When `T` is `Equatable`, setting a value equal to the current one does
   /// nothing.
   public var value: T {
-    get { storage.withLock { $0 } }
-    set { set(newValue) }
-  }
-
-  private func set(_ newValue: T) {
-    // `==` runs under the storage lock, so that comparing and storing are one
-    // step. The old value is released after unlocking: its deinit may run
-    // user code.
-    let (claim, old) = storage.withLock { stored -> (_SenderCore<T>.Claim?, T?) in
-      if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
-      let old = stored
-      stored = newValue
-      return (core.state.withLock { _SenderCore<T>.claim(newValue, in: &$0) }, old)
+    get { store.read { $0 } }
+    set {
+      // `==` runs under the lock, so that comparing and storing are one step.
+      store.write { stored in
+        if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
+        let old = stored
+        stored = newValue
+        return (newValue, old)
+      }
     }
-    _ = consume old
-    if let claim { core.run(claim, newValue) }
   }
 
   /// Returns the current value; ``Chain/sync()`` sends it.
@@ -92,24 +83,10 @@ public final class ValueHolder<T>: Syncable, Receivable {
 
   /// The stored core of this holder. Not API.
   public func _senderCore(creating: Bool) -> _SenderCore<T>? {
-    core
+    store.core
   }
 }
 
-// @unchecked: the value is guarded by `storage` and the observers by the
-// core; a value crosses threads only when `T` is itself `Swift.Sendable`.
+// @unchecked: the value and the observers are guarded by the store; a value
+// crosses threads only when `T` is itself `Swift.Sendable`.
 extension ValueHolder: @unchecked Swift.Sendable where T: Swift.Sendable {}
-
-// MARK: - Equality at run time
-
-/// Returns `==` for `T` when `T` is `Equatable` at run time, `nil` otherwise.
-///
-/// Used by the unconstrained initializer, which generic code reaches even
-/// when the concrete type is `Equatable`.
-private func dynamicEquality<T>(_: T.Type) -> ((T, T) -> Bool)? {
-  guard let equatable = T.self as? any Equatable.Type else { return nil }
-  func equality<E: Equatable>(_: E.Type) -> (T, T) -> Bool {
-    { lhs, rhs in (lhs as! E) == (rhs as! E) }
-  }
-  return equality(equatable)
-}

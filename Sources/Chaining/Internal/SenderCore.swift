@@ -72,6 +72,21 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     return .none
   }
 
+  /// Decides, under the lock, how a run of values is delivered: one after
+  /// the other, with no other broadcast in between.
+  ///
+  /// When the caller gets `.deliver`, it delivers `values.first` with
+  /// `run(_:_:)`; the rest wait at the head of the queue.
+  static func claim(contentsOf values: [Value], in state: inout State) -> Claim {
+    guard let first = values.first else { return .none }
+    let claim = self.claim(first, in: &state)
+    if values.count > 1, state.live > 0 {
+      let causes = DeliveryContext.current.capture()
+      state.pending.append(contentsOf: values.dropFirst().map { ($0, causes) })
+    }
+    return claim
+  }
+
   /// Carries out a `Claim` outside every lock.
   @inline(__always)
   func run(_ claim: Claim, _ value: Value) {

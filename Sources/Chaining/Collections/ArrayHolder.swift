@@ -1,0 +1,221 @@
+// MARK: - ArrayHolder
+
+/// Holds an array and broadcasts each change to it as an event.
+///
+/// Bind lists and tables with an `ArrayHolder`: ``Chain/sync()`` sends the
+/// whole array as ``Event/fetched(_:)``, then every write sends one event
+/// saying exactly what changed, so a view can insert, remove or move rows
+/// instead of reloading.
+///
+/// ```swift
+/// let todos = ArrayHolder(["Buy milk"])
+/// let observer = todos.chain().do { event in
+///   switch event {
+///   case .fetched(let all), .set(let all): print("reload", all)
+///   case .inserted(let index, let todo): print("insert", todo, "at", index)
+///   case .removed(let index, _): print("delete row", index)
+///   case .replaced(let index, let todo): print("update row", index, "to", todo)
+///   case .moved(let from, let to, _): print("move", from, "to", to)
+///   }
+/// }.sync()
+/// // Prints "reload ["Buy milk"]"
+/// todos.append("Call Ann")
+/// // Prints "insert Call Ann at 1"
+/// ```
+///
+/// Applying the events, in order, to a copy of the array made when the chain
+/// synced always reproduces ``raw``.
+///
+/// ### Errors
+/// An index out of range stops the program with a message naming the
+/// method, the index and the count, like Swift's `Array`. Nothing is changed
+/// and nothing is sent.
+///
+/// ### Thread safety
+/// An array holder may be read and written from any thread. Writes are
+/// serialized and their events reach every chain in the order of the writes.
+/// Reading ``raw`` copies the array in O(1) (copy on write).
+public final class ArrayHolder<Element>: Syncable, Receivable {
+  /// A change to the array, as chains receive it.
+  public enum Event {
+    /// The whole array, sent by ``Chain/sync()``.
+    case fetched([Element])
+    /// The whole array was replaced (``ArrayHolder/set(_:)``, or emptied by
+    /// ``ArrayHolder/removeAll()``).
+    case set([Element])
+    /// `element` was inserted at `index`. ``ArrayHolder/append(contentsOf:)``
+    /// sends one such event per element, in order.
+    case inserted(at: Int, element: Element)
+    /// `element` was removed from `index`.
+    case removed(at: Int, element: Element)
+    /// The element at `index` was replaced by `element`.
+    case replaced(at: Int, element: Element)
+    /// `element` was moved from index `at` to index `to`.
+    case moved(at: Int, to: Int, element: Element)
+  }
+
+  /// The type of the values chains receive.
+  public typealias ChainValue = Event
+  /// The type of the values this holder accepts as a receiver.
+  public typealias ReceiveValue = ArrayAction<Element>
+
+  private let engine: ArrayEngine<Element, Event>
+
+  /// Creates a holder of `elements`.
+  ///
+  /// - Parameter elements: The initial elements. Defaults to none.
+  public init(_ elements: [Element] = []) {
+    engine = ArrayEngine(elements, name: "ArrayHolder") { change in
+      switch change {
+      case .set(let elements): .set(elements)
+      case .inserted(let index, let element): .inserted(at: index, element: element)
+      case .removed(let index, let element): .removed(at: index, element: element)
+      case .replaced(let index, let element): .replaced(at: index, element: element)
+      case .moved(let from, let to, let element): .moved(at: from, to: to, element: element)
+      }
+    }
+  }
+
+  // MARK: Reading
+
+  /// The elements.
+  public var raw: [Element] { engine.entries }
+
+  /// The number of elements.
+  public var count: Int { engine.count }
+
+  /// The first element, or `nil` when empty.
+  public var first: Element? { engine.store.read { $0.first } }
+
+  /// The last element, or `nil` when empty.
+  public var last: Element? { engine.store.read { $0.last } }
+
+  /// The element at `index`; setting it replaces the element (see ``replace(_:at:)``).
+  ///
+  /// - Parameter index: A valid index; an index out of range stops the program.
+  public subscript(index: Int) -> Element {
+    get { engine.entry(at: index, in: "subscript") }
+    set { _ = engine.replace(at: index, with: newValue, in: "subscript") }
+  }
+
+  /// Returns the element at `index`.
+  ///
+  /// - Parameter index: A valid index; an index out of range stops the program.
+  public func element(at index: Int) -> Element {
+    engine.entry(at: index, in: "element(at:)")
+  }
+
+  // MARK: Writing
+
+  /// Replaces all elements and sends ``Event/set(_:)``.
+  ///
+  /// - Parameter elements: The new elements.
+  public func set(_ elements: [Element]) {
+    engine.set(elements)
+  }
+
+  /// Appends `element` and sends ``Event/inserted(at:element:)``.
+  public func append(_ element: Element) {
+    engine.insert([element], at: nil, in: "append(_:)")
+  }
+
+  /// Appends `elements`, sending one ``Event/inserted(at:element:)`` per
+  /// element, in order, with no other event in between.
+  public func append(contentsOf elements: some Sequence<Element>) {
+    engine.insert(Array(elements), at: nil, in: "append(contentsOf:)")
+  }
+
+  /// Inserts `element` at `index` and sends ``Event/inserted(at:element:)``.
+  ///
+  /// - Parameters:
+  ///   - element: The element to insert.
+  ///   - index: From 0 to ``count``; anything else stops the program.
+  public func insert(_ element: Element, at index: Int) {
+    engine.insert([element], at: index, in: "insert(_:at:)")
+  }
+
+  /// Removes and returns the element at `index`, and sends ``Event/removed(at:element:)``.
+  ///
+  /// - Parameter index: A valid index; an index out of range stops the program.
+  /// - Returns: The removed element.
+  @discardableResult
+  public func remove(at index: Int) -> Element {
+    engine.remove(at: index, in: "remove(at:)")
+  }
+
+  /// Removes every element and sends ``Event/set(_:)`` with an empty array.
+  ///
+  /// Sends nothing when the array is already empty.
+  public func removeAll() {
+    _ = engine.removeAll()
+  }
+
+  /// Replaces the element at `index` and sends ``Event/replaced(at:element:)``.
+  ///
+  /// - Parameters:
+  ///   - element: The new element.
+  ///   - index: A valid index; an index out of range stops the program.
+  public func replace(_ element: Element, at index: Int) {
+    _ = engine.replace(at: index, with: element, in: "replace(_:at:)")
+  }
+
+  /// Moves the element at `from` so that it ends at index `to`, and sends
+  /// ``Event/moved(at:to:element:)``.
+  ///
+  /// Moving to the same index changes nothing and sends nothing.
+  ///
+  /// - Parameters:
+  ///   - from: A valid index of the element to move.
+  ///   - to: A valid index, where the element ends up.
+  public func move(at from: Int, to: Int) {
+    engine.move(at: from, to: to, in: "move(at:to:)")
+  }
+
+  // MARK: Protocols
+
+  /// Returns ``Event/fetched(_:)`` with the current elements; ``Chain/sync()`` sends it.
+  public func fetchedValue() -> Event {
+    .fetched(raw)
+  }
+
+  /// Applies an ``ArrayAction`` received through a chain.
+  public func receive(value action: ArrayAction<Element>) {
+    switch action {
+    case .set(let elements): set(elements)
+    case .append(let element): append(element)
+    case .appendContentsOf(let elements): append(contentsOf: elements)
+    case .insert(let element, let index): insert(element, at: index)
+    case .remove(let index): remove(at: index)
+    case .removeAll: removeAll()
+    case .replace(let element, let index): replace(element, at: index)
+    case .move(let from, let to): move(at: from, to: to)
+    }
+  }
+
+  /// The stored core of this holder. Not API.
+  public func _senderCore(creating: Bool) -> _SenderCore<Event>? {
+    engine.store.core
+  }
+}
+
+extension ArrayHolder.Event {
+  /// The action that makes another array holder follow this change.
+  ///
+  /// ``ArrayHolder/Event/fetched(_:)`` and ``ArrayHolder/Event/set(_:)``
+  /// become ``ArrayAction/set(_:)``, the others their matching action.
+  public var action: ArrayAction<Element> {
+    switch self {
+    case .fetched(let elements), .set(let elements): .set(elements)
+    case .inserted(let index, let element): .insert(element, at: index)
+    case .removed(let index, _): .remove(at: index)
+    case .replaced(let index, let element): .replace(element, at: index)
+    case .moved(let from, let to, _): .move(at: from, to: to)
+    }
+  }
+}
+
+extension ArrayHolder.Event: Swift.Sendable where Element: Swift.Sendable {}
+extension ArrayHolder.Event: Equatable where Element: Equatable {}
+
+// @unchecked: the elements and the observers are guarded by the engine's store.
+extension ArrayHolder: @unchecked Swift.Sendable where Element: Swift.Sendable {}

@@ -1,0 +1,148 @@
+// MARK: - DictionaryHolder
+
+/// Holds a dictionary and broadcasts each change to it as an event.
+///
+/// ``Chain/sync()`` sends the whole dictionary as ``Event/fetched(_:)``;
+/// every write then sends one event per changed key.
+///
+/// ```swift
+/// let scores = DictionaryHolder(["Ann": 1])
+/// let observer = scores.chain().do { event in
+///   switch event {
+///   case .fetched(let all), .set(let all): print("all", all)
+///   case .inserted(let name, let score): print("new", name, score)
+///   case .replaced(let name, let score): print("update", name, score)
+///   case .removed(let name, _): print("gone", name)
+///   }
+/// }.sync()
+/// // Prints "all ["Ann": 1]"
+/// scores["Ann"] = 2
+/// // Prints "update Ann 2"
+/// scores["Bob"] = 1
+/// // Prints "new Bob 1"
+/// ```
+///
+/// ### Thread safety
+/// A dictionary holder may be read and written from any thread. Writes are
+/// serialized and their events reach every chain in the order of the writes.
+public final class DictionaryHolder<Key: Hashable, Value>: Syncable, Receivable {
+  /// A change to the dictionary, as chains receive it.
+  public enum Event {
+    /// The whole dictionary, sent by ``Chain/sync()``.
+    case fetched([Key: Value])
+    /// The whole dictionary was replaced (``DictionaryHolder/set(_:)``, or
+    /// emptied by ``DictionaryHolder/removeAll()``).
+    case set([Key: Value])
+    /// `value` was stored for `key`, which had no value.
+    case inserted(key: Key, value: Value)
+    /// The value for `key` was removed; `value` is the removed value.
+    case removed(key: Key, value: Value)
+    /// The value for `key` was replaced by `value`.
+    case replaced(key: Key, value: Value)
+  }
+
+  /// The type of the values chains receive.
+  public typealias ChainValue = Event
+  /// The type of the values this holder accepts as a receiver.
+  public typealias ReceiveValue = DictionaryAction<Key, Value>
+
+  private let engine: DictionaryEngine<Key, Value, Event>
+
+  /// Creates a holder of `entries`.
+  ///
+  /// - Parameter entries: The initial entries. Defaults to none.
+  public init(_ entries: [Key: Value] = [:]) {
+    engine = DictionaryEngine(entries) { change in
+      switch change {
+      case .set(let entries): .set(entries)
+      case .inserted(let key, let value): .inserted(key: key, value: value)
+      case .removed(let key, let value): .removed(key: key, value: value)
+      case .replaced(let key, let value): .replaced(key: key, value: value)
+      }
+    }
+  }
+
+  // MARK: Reading
+
+  /// The entries.
+  public var raw: [Key: Value] { engine.entries }
+
+  /// The number of entries.
+  public var count: Int { engine.store.read { $0.count } }
+
+  /// The value for `key`, or `nil`. Setting a value inserts or replaces it;
+  /// setting `nil` removes it (see ``removeValue(forKey:)``).
+  public subscript(key: Key) -> Value? {
+    get { engine.store.read { $0[key] } }
+    set {
+      if let newValue {
+        _ = engine.update(newValue, forKey: key)
+      } else {
+        _ = engine.removeValue(forKey: key)
+      }
+    }
+  }
+
+  // MARK: Writing
+
+  /// Replaces all entries and sends ``Event/set(_:)``.
+  public func set(_ entries: [Key: Value]) {
+    engine.set(entries)
+  }
+
+  /// Removes and returns the value for `key`, sending ``Event/removed(key:value:)``.
+  ///
+  /// Sends nothing when there is no value for `key`.
+  ///
+  /// - Returns: The removed value, or `nil`.
+  @discardableResult
+  public func removeValue(forKey key: Key) -> Value? {
+    engine.removeValue(forKey: key)
+  }
+
+  /// Removes every entry and sends ``Event/set(_:)`` with an empty dictionary.
+  ///
+  /// Sends nothing when the dictionary is already empty.
+  public func removeAll() {
+    _ = engine.removeAll()
+  }
+
+  // MARK: Protocols
+
+  /// Returns ``Event/fetched(_:)`` with the current entries; ``Chain/sync()`` sends it.
+  public func fetchedValue() -> Event {
+    .fetched(raw)
+  }
+
+  /// Applies a ``DictionaryAction`` received through a chain.
+  public func receive(value action: DictionaryAction<Key, Value>) {
+    switch action {
+    case .set(let entries): set(entries)
+    case .update(let key, let value): self[key] = value
+    case .remove(let key): removeValue(forKey: key)
+    case .removeAll: removeAll()
+    }
+  }
+
+  /// The stored core of this holder. Not API.
+  public func _senderCore(creating: Bool) -> _SenderCore<Event>? {
+    engine.store.core
+  }
+}
+
+extension DictionaryHolder.Event {
+  /// The action that makes another dictionary holder follow this change.
+  public var action: DictionaryAction<Key, Value> {
+    switch self {
+    case .fetched(let entries), .set(let entries): .set(entries)
+    case .inserted(let key, let value), .replaced(let key, let value): .update(key: key, value: value)
+    case .removed(let key, _): .remove(key: key)
+    }
+  }
+}
+
+extension DictionaryHolder.Event: Swift.Sendable where Key: Swift.Sendable, Value: Swift.Sendable {}
+extension DictionaryHolder.Event: Equatable where Value: Equatable {}
+
+// @unchecked: the entries and the observers are guarded by the engine's store.
+extension DictionaryHolder: @unchecked Swift.Sendable where Key: Swift.Sendable, Value: Swift.Sendable {}

@@ -1,0 +1,94 @@
+// MARK: - EventableValueHolder
+
+/// Holds a value like ``ValueHolder``, but tells the value ``Chain/sync()``
+/// sends apart from later changes.
+///
+/// ```swift
+/// let volume = EventableValueHolder(3)
+/// let observer = volume.chain().do { event in
+///   switch event {
+///   case .fetched(let level): print("show", level)            // no animation
+///   case .current(let level): print("animate to", level)
+///   }
+/// }.sync()
+/// // Prints "show 3"
+/// volume.value = 5
+/// // Prints "animate to 5"
+/// ```
+///
+/// When `T` is `Equatable`, setting an equal value sends nothing. Thread
+/// safety is that of ``ValueHolder``.
+public final class EventableValueHolder<T>: Syncable, Receivable {
+  /// A value, and whether it was fetched or set.
+  public enum Event {
+    /// The value ``Chain/sync()`` sent.
+    case fetched(T)
+    /// A value that was set.
+    case current(T)
+
+    /// The value, whichever way it came.
+    public var value: T {
+      switch self {
+      case .fetched(let value), .current(let value): value
+      }
+    }
+  }
+
+  /// The type of the values chains receive.
+  public typealias ChainValue = Event
+  /// The type of the values this holder accepts as a receiver.
+  public typealias ReceiveValue = T
+
+  private let store: HolderStore<T, Event>
+  private let isEqual: ((T, T) -> Bool)?
+
+  /// Creates a holder with an initial value.
+  ///
+  /// - Parameter initial: The value the holder starts with.
+  public init(_ initial: T) {
+    store = HolderStore(initial)
+    isEqual = dynamicEquality(T.self)
+  }
+
+  /// Creates a holder of an `Equatable` value; setting an equal value sends nothing.
+  ///
+  /// - Parameter initial: The value the holder starts with.
+  public init(_ initial: T) where T: Equatable {
+    store = HolderStore(initial)
+    isEqual = { $0 == $1 }
+  }
+
+  /// The current value. Setting it sends ``Event/current(_:)``.
+  public var value: T {
+    get { store.read { $0 } }
+    set {
+      store.write { stored in
+        if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
+        let old = stored
+        stored = newValue
+        return (.current(newValue), old)
+      }
+    }
+  }
+
+  /// Returns ``Event/fetched(_:)`` with the current value; ``Chain/sync()`` sends it.
+  public func fetchedValue() -> Event {
+    .fetched(value)
+  }
+
+  /// Sets ``value`` to a value received through a chain.
+  public func receive(value: T) {
+    self.value = value
+  }
+
+  /// The stored core of this holder. Not API.
+  public func _senderCore(creating: Bool) -> _SenderCore<Event>? {
+    store.core
+  }
+}
+
+extension EventableValueHolder.Event: Swift.Sendable where T: Swift.Sendable {}
+extension EventableValueHolder.Event: Equatable where T: Equatable {}
+
+// @unchecked: the value and the observers are guarded by the store.
+extension EventableValueHolder: @unchecked Swift.Sendable where T: Swift.Sendable {}

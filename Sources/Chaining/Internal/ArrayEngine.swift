@@ -1,0 +1,116 @@
+// MARK: - ArrayEngine
+
+/// The storage and writes shared by the array holders.
+///
+/// `Entry` is what is stored (the element itself, or the element with its
+/// relay); `Event` is the holder's event type, made from an `ArrayChange`.
+/// Each write is checked, applied and turned into at most one event per
+/// changed element under the store's lock, so applying the events in order
+/// to a copy made at `sync()` always reproduces the array.
+final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
+  // @unchecked: all state is in `store`.
+
+  let store: HolderStore<[Entry], Event>
+  private let name: String
+  private let makeEvent: (ArrayChange<Entry>) -> Event
+
+  init(_ entries: [Entry], name: String, makeEvent: @escaping (ArrayChange<Entry>) -> Event) {
+    store = HolderStore(entries)
+    self.name = name
+    self.makeEvent = makeEvent
+  }
+
+  var entries: [Entry] { store.read { $0 } }
+  var count: Int { store.read { $0.count } }
+
+  func entry(at index: Int, in method: String) -> Entry {
+    store.read { entries in
+      check(index, count: entries.count, method)
+      return entries[index]
+    }
+  }
+
+  // MARK: Writes
+
+  /// Replaces every entry. Returns the old entries, released by the caller.
+  @discardableResult
+  func set(_ newEntries: [Entry]) -> [Entry] {
+    store.write { entries in
+      let old = entries
+      entries = newEntries
+      return ([makeEvent(.set(newEntries))], old, nil)
+    }
+  }
+
+  /// Inserts `newEntries` at `index` (at the end when `nil`): one event each.
+  func insert(_ newEntries: [Entry], at index: Int?, in method: String) {
+    store.write { entries -> ([Event], Void, Any?) in
+      let start = index ?? entries.count
+      check(start, count: entries.count, allowingEnd: true, method)
+      entries.insert(contentsOf: newEntries, at: start)
+      let events = newEntries.enumerated().map { makeEvent(.inserted(start + $0.offset, $0.element)) }
+      return (events, (), nil)
+    }
+  }
+
+  /// Removes the entry at `index` and returns it.
+  func remove(at index: Int, in method: String) -> Entry {
+    store.write { entries in
+      check(index, count: entries.count, method)
+      let removed = entries.remove(at: index)
+      return ([makeEvent(.removed(index, removed))], removed, nil)
+    }
+  }
+
+  /// Empties the array with one `.set([])` event; does nothing when it is
+  /// already empty. Returns the removed entries.
+  func removeAll() -> [Entry] {
+    store.write { entries in
+      if entries.isEmpty { return ([], [], nil) }
+      let old = entries
+      entries = []
+      return ([makeEvent(.set([]))], old, nil)
+    }
+  }
+
+  /// Replaces the entry at `index` and returns the old one.
+  func replace(at index: Int, with entry: Entry, in method: String) -> Entry {
+    store.write { entries in
+      check(index, count: entries.count, method)
+      let old = entries[index]
+      entries[index] = entry
+      return ([makeEvent(.replaced(index, entry))], old, nil)
+    }
+  }
+
+  /// Moves the entry at `from` so that it ends at `to`; nothing when equal.
+  func move(at from: Int, to: Int, in method: String) {
+    store.write { entries -> ([Event], Void, Any?) in
+      check(from, count: entries.count, method)
+      check(to, count: entries.count, method)
+      if from == to { return ([], (), nil) }
+      let entry = entries.remove(at: from)
+      entries.insert(entry, at: to)
+      return ([makeEvent(.moved(from, to, entry))], (), nil)
+    }
+  }
+
+  /// Stops the program, with a message like Swift's own `Array`, when
+  /// `index` is not an index of an array of `count` elements (or its end,
+  /// where inserting is allowed).
+  private func check(_ index: Int, count: Int, allowingEnd: Bool = false, _ method: String) {
+    let upper = allowingEnd ? count : count - 1
+    if index < 0 || index > upper {
+      fatalError("\(name).\(method): index \(index) is out of range for count \(count)")
+    }
+  }
+}
+
+/// One change to an array, before it becomes a holder's event.
+enum ArrayChange<Entry> {
+  case set([Entry])
+  case inserted(Int, Entry)
+  case removed(Int, Entry)
+  case replaced(Int, Entry)
+  case moved(Int, Int, Entry)
+}

@@ -1,0 +1,65 @@
+// MARK: - DictionaryEngine
+
+/// The storage and writes shared by the dictionary holders.
+///
+/// Like `ArrayEngine`: each write is applied and turned into at most one
+/// event per changed key under the store's lock, so applying the events in
+/// order to a copy made at `sync()` reproduces the dictionary.
+final class DictionaryEngine<Key: Hashable, Entry, Event>: @unchecked Swift.Sendable {
+  // @unchecked: all state is in `store`.
+
+  let store: HolderStore<[Key: Entry], Event>
+  private let makeEvent: (DictionaryChange<Key, Entry>) -> Event
+
+  init(_ entries: [Key: Entry], makeEvent: @escaping (DictionaryChange<Key, Entry>) -> Event) {
+    store = HolderStore(entries)
+    self.makeEvent = makeEvent
+  }
+
+  var entries: [Key: Entry] { store.read { $0 } }
+
+  /// Replaces every entry. Returns the old entries, released by the caller.
+  @discardableResult
+  func set(_ newEntries: [Key: Entry]) -> [Key: Entry] {
+    store.write { entries in
+      let old = entries
+      entries = newEntries
+      return ([makeEvent(.set(newEntries))], old, nil)
+    }
+  }
+
+  /// Inserts or replaces the entry for `key`; returns the replaced entry.
+  func update(_ entry: Entry, forKey key: Key) -> Entry? {
+    store.write { entries in
+      let old = entries.updateValue(entry, forKey: key)
+      let change: DictionaryChange<Key, Entry> = old == nil ? .inserted(key, entry) : .replaced(key, entry)
+      return ([makeEvent(change)], old, nil)
+    }
+  }
+
+  /// Removes the entry for `key` and returns it; sends nothing when there is none.
+  func removeValue(forKey key: Key) -> Entry? {
+    store.write { entries in
+      guard let old = entries.removeValue(forKey: key) else { return ([], nil, nil) }
+      return ([makeEvent(.removed(key, old))], old, nil)
+    }
+  }
+
+  /// Empties the dictionary with one `.set([:])` event; nothing when already empty.
+  func removeAll() -> [Key: Entry] {
+    store.write { entries in
+      if entries.isEmpty { return ([], [:], nil) }
+      let old = entries
+      entries = [:]
+      return ([makeEvent(.set([:]))], old, nil)
+    }
+  }
+}
+
+/// One change to a dictionary, before it becomes a holder's event.
+enum DictionaryChange<Key: Hashable, Entry> {
+  case set([Key: Entry])
+  case inserted(Key, Entry)
+  case removed(Key, Entry)
+  case replaced(Key, Entry)
+}

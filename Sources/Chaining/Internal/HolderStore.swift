@@ -1,0 +1,58 @@
+// MARK: - HolderStore
+
+/// A holder's state together with the observers of its events.
+///
+/// Every write runs under the state's lock and decides there which events
+/// it broadcasts, so the broadcasts reach every chain in the order of the
+/// writes, whatever threads make them. The events are delivered after
+/// unlocking. The core's lock is taken inside the state's, never the other
+/// way round.
+final class HolderStore<State, Event>: @unchecked Swift.Sendable {
+  // @unchecked: `state` is guarded by its lock and `core` guards itself.
+
+  let core = _SenderCore<Event>()
+  private let state: Protected<State>
+
+  init(_ initial: State) {
+    state = Protected(initial)
+  }
+
+  /// Reads the state under the lock.
+  @inline(__always)
+  func read<Result>(_ body: (State) -> Result) -> Result {
+    state.withLock { body($0) }
+  }
+
+  /// Changes the state and broadcasts the events `update` returns, in order.
+  ///
+  /// `update` runs under the lock: it must not call out to user code. What
+  /// it returns as `garbage` (replaced values, say) is released after
+  /// unlocking, since a deinit may run user code.
+  @discardableResult
+  func write<Result>(
+    _ update: (inout State) -> (events: [Event], result: Result, garbage: Any?)
+  ) -> Result {
+    let (claim, events, result, garbage) = state.withLock { state in
+      let (events, result, garbage) = update(&state)
+      let claim = core.state.withLock { _SenderCore<Event>.claim(contentsOf: events, in: &$0) }
+      return (claim, events, result, garbage)
+    }
+    _ = consume garbage
+    if let first = events.first { core.run(claim, first) }
+    return result
+  }
+
+  /// Changes the state and broadcasts at most one event.
+  ///
+  /// The common case of ``write(_:)``, without building an array.
+  @inline(__always)
+  func write(_ update: (inout State) -> (event: Event?, garbage: Any?)) {
+    let (claim, event, garbage) = state.withLock { state -> (_SenderCore<Event>.Claim, Event?, Any?) in
+      let (event, garbage) = update(&state)
+      guard let event else { return (.none, nil, garbage) }
+      return (core.state.withLock { _SenderCore<Event>.claim(event, in: &$0) }, event, garbage)
+    }
+    _ = consume garbage
+    if let event { core.run(claim, event) }
+  }
+}
