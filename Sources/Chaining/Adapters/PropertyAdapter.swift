@@ -66,7 +66,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   /// the new value; nothing happens once the object is gone.
   public var value: T {
     get {
-      store.write { cached -> ([T], T, Any?) in
+      store.writeEvents { cached -> ([T], T, Any?) in
         if let object { cached = object[keyPath: keyPath] }
         return ([], cached, nil)
       }

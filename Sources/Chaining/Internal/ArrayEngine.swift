@@ -35,7 +35,7 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
   /// Replaces every entry. Returns the old entries, released by the caller.
   @discardableResult
   func set(_ newEntries: [Entry]) -> [Entry] {
-    store.write { entries in
+    store.writeEvents { entries in
       let old = entries
       entries = newEntries
       return ([makeEvent(.set(newEntries))], old, nil)
@@ -44,7 +44,7 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
 
   /// Inserts `newEntries` at `index` (at the end when `nil`): one event each.
   func insert(_ newEntries: [Entry], at index: Int?, in method: String) {
-    store.write { entries -> ([Event], Void, Any?) in
+    store.writeEvents { entries -> ([Event], Void, Any?) in
       let start = index ?? entries.count
       check(start, count: entries.count, allowingEnd: true, method)
       entries.insert(contentsOf: newEntries, at: start)
@@ -55,7 +55,7 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
 
   /// Removes the entry at `index` and returns it.
   func remove(at index: Int, in method: String) -> Entry {
-    store.write { entries in
+    store.writeEvents { entries in
       check(index, count: entries.count, method)
       let removed = entries.remove(at: index)
       return ([makeEvent(.removed(index, removed))], removed, nil)
@@ -65,7 +65,7 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
   /// Empties the array with one `.set([])` event; does nothing when it is
   /// already empty. Returns the removed entries.
   func removeAll() -> [Entry] {
-    store.write { entries in
+    store.writeEvents { entries in
       if entries.isEmpty { return ([], [], nil) }
       let old = entries
       entries = []
@@ -75,7 +75,7 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
 
   /// Replaces the entry at `index` and returns the old one.
   func replace(at index: Int, with entry: Entry, in method: String) -> Entry {
-    store.write { entries in
+    store.writeEvents { entries in
       check(index, count: entries.count, method)
       let old = entries[index]
       entries[index] = entry
@@ -85,7 +85,7 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
 
   /// Moves the entry at `from` so that it ends at `to`; nothing when equal.
   func move(at from: Int, to: Int, in method: String) {
-    store.write { entries -> ([Event], Void, Any?) in
+    store.writeEvents { entries -> ([Event], Void, Any?) in
       check(from, count: entries.count, method)
       check(to, count: entries.count, method)
       if from == to { return ([], (), nil) }

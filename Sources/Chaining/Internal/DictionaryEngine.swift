@@ -21,7 +21,7 @@ final class DictionaryEngine<Key: Hashable, Entry, Event>: @unchecked Swift.Send
   /// Replaces every entry. Returns the old entries, released by the caller.
   @discardableResult
   func set(_ newEntries: [Key: Entry]) -> [Key: Entry] {
-    store.write { entries in
+    store.writeEvents { entries in
       let old = entries
       entries = newEntries
       return ([makeEvent(.set(newEntries))], old, nil)
@@ -30,7 +30,7 @@ final class DictionaryEngine<Key: Hashable, Entry, Event>: @unchecked Swift.Send
 
   /// Inserts or replaces the entry for `key`; returns the replaced entry.
   func update(_ entry: Entry, forKey key: Key) -> Entry? {
-    store.write { entries in
+    store.writeEvents { entries in
       let old = entries.updateValue(entry, forKey: key)
       let change: DictionaryChange<Key, Entry> = old == nil ? .inserted(key, entry) : .replaced(key, entry)
       return ([makeEvent(change)], old, nil)
@@ -39,7 +39,7 @@ final class DictionaryEngine<Key: Hashable, Entry, Event>: @unchecked Swift.Send
 
   /// Removes the entry for `key` and returns it; sends nothing when there is none.
   func removeValue(forKey key: Key) -> Entry? {
-    store.write { entries in
+    store.writeEvents { entries in
       guard let old = entries.removeValue(forKey: key) else { return ([], nil, nil) }
       return ([makeEvent(.removed(key, old))], old, nil)
     }
@@ -47,7 +47,7 @@ final class DictionaryEngine<Key: Hashable, Entry, Event>: @unchecked Swift.Send
 
   /// Empties the dictionary with one `.set([:])` event; nothing when already empty.
   func removeAll() -> [Key: Entry] {
-    store.write { entries in
+    store.writeEvents { entries in
       if entries.isEmpty { return ([], [:], nil) }
       let old = entries
       entries = [:]

@@ -29,7 +29,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// it returns as `garbage` (replaced values, say) is released after
   /// unlocking, since a deinit may run user code.
   @discardableResult
-  func write<Result>(
+  func writeEvents<Result>(
     _ update: (inout State) -> (events: [Event], result: Result, garbage: Any?)
   ) -> Result {
     let (claim, events, result, garbage) = state.withLock { state in
@@ -44,7 +44,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
 
   /// Changes the state and broadcasts at most one event.
   ///
-  /// The common case of ``write(_:)``, without building an array.
+  /// The common case of `writeEvents(_:)`, without building an array.
   @inline(__always)
   func write(_ update: (inout State) -> (event: Event?, garbage: Any?)) {
     let (claim, event, garbage) = state.withLock { state -> (_SenderCore<Event>.Claim, Event?, Any?) in
