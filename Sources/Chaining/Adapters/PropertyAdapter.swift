@@ -189,3 +189,7 @@ private struct SharedAdapterTable {
 
 /// The shared adapters, held weakly; swept when the table doubles.
 private let sharedAdapters = Protected(SharedAdapterTable())
+
+// @unchecked: the adapter reads and writes the object's property only under
+// its store's lock; it is safe to share when the object and the values are.
+extension PropertyAdapter: @unchecked Swift.Sendable where Root: Swift.Sendable, T: Swift.Sendable {}

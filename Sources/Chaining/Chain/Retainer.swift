@@ -31,3 +31,5 @@ extension Retainer where Object: Chainable {
     Chain(source: object, retained: true)
   }
 }
+
+extension Retainer: Swift.Sendable where Object: Swift.Sendable {}

@@ -189,3 +189,6 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
 // @unchecked: the elements and the observers are guarded by the engine's store.
 extension RelayableArrayHolder: @unchecked Swift.Sendable
 where Element: Swift.Sendable, Element.ChainValue: Swift.Sendable {}
+
+extension RelayableArrayHolder.Event: Swift.Sendable where Element: Swift.Sendable, Element.ChainValue: Swift.Sendable {
+}

@@ -152,3 +152,6 @@ public final class RelayableDictionaryHolder<Key: Hashable, Value: Sendable>: Sy
 // @unchecked: the entries and the observers are guarded by the engine's store.
 extension RelayableDictionaryHolder: @unchecked Swift.Sendable
 where Key: Swift.Sendable, Value: Swift.Sendable, Value.ChainValue: Swift.Sendable {}
+
+extension RelayableDictionaryHolder.Event: Swift.Sendable
+where Key: Swift.Sendable, Value: Swift.Sendable, Value.ChainValue: Swift.Sendable {}

@@ -113,3 +113,5 @@ public final class RelayableValueHolder<T: Sendable>: Syncable, Receivable {
 
 // @unchecked: the held object and the observers are guarded by the store.
 extension RelayableValueHolder: @unchecked Swift.Sendable where T: Swift.Sendable, T.ChainValue: Swift.Sendable {}
+
+extension RelayableValueHolder.Event: Swift.Sendable where T: Swift.Sendable, T.ChainValue: Swift.Sendable {}

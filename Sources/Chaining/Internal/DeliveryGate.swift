@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// `close()` makes sure no run starts afterwards and, unless that could
 /// deadlock, waits for a run in progress on another thread to finish.
-final class DeliveryGate: @unchecked Swift.Sendable {
+final class DeliveryGate: Detachable, @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock, `closed` is atomic, and
   // `busy` is held by the running thread for as long as it runs the chain.
 
@@ -89,6 +89,14 @@ final class DeliveryGate: @unchecked Swift.Sendable {
         context.run(with: queued.causes, adding: self, queued.run)
       }
     }
+  }
+
+  /// Closes the gate when the observer it belongs to is invalidated.
+  ///
+  /// A chain's main gate is closed first by the observer; this is for the
+  /// gates of steps that hop to another thread.
+  func detach() {
+    close()
   }
 
   /// Stops all further runs.

@@ -1,0 +1,118 @@
+// MARK: - ChainValues
+
+/// The values of a chain as an `AsyncSequence`: what ``Chain/values`` returns.
+///
+/// ```swift
+/// let progress = ValueHolder(0)
+/// Task {
+///   for await percent in progress.chain().values {
+///     print("\(percent)%")
+///     if percent == 100 { break }
+///   }
+/// }
+/// ```
+///
+/// Each iterator finishes the chain anew, with its own ``Observer``: when
+/// the chain's source is ``Fetchable``, the sequence starts with the
+/// current value, as with ``Chain/sync()``; then every value the chain
+/// delivers follows. The observer lives as long as the iteration: breaking
+/// out of the loop, returning from it, or cancelling the task that runs it
+/// invalidates the observer. Nothing is subscribed until iteration starts.
+///
+/// Values wait in a buffer between the thread that sends them and the task
+/// that iterates; the buffering policy says what happens when the task falls
+/// behind (by default nothing is dropped).
+public struct ChainValues<Element: Swift.Sendable>: AsyncSequence {
+  /// The type of the values the sequence produces.
+  public typealias Failure = Never
+
+  private let start: (AsyncStream<Element>.Continuation) -> Observer
+  private let bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy
+
+  init(
+    bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
+    start: @escaping (AsyncStream<Element>.Continuation) -> Observer
+  ) {
+    self.start = start
+    self.bufferingPolicy = bufferingPolicy
+  }
+
+  /// Finishes the chain and returns an iterator over its values.
+  public func makeAsyncIterator() -> Iterator {
+    let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
+    let observer = start(continuation)
+    continuation.onTermination = { _ in observer.invalidate() }
+    return Iterator(base: stream.makeAsyncIterator(), lifetime: IterationLifetime(observer))
+  }
+
+  /// An iterator over a chain's values; its observer ends with it.
+  public struct Iterator: AsyncIteratorProtocol {
+    private var base: AsyncStream<Element>.Iterator
+    private let lifetime: IterationLifetime
+
+    init(base: AsyncStream<Element>.Iterator, lifetime: IterationLifetime) {
+      self.base = base
+      self.lifetime = lifetime
+    }
+
+    /// Waits for the next value; `nil` once the task is cancelled.
+    public mutating func next() async -> Element? {
+      await base.next()
+    }
+
+    /// Waits for the next value on the caller's actor; `nil` once the task is cancelled.
+    public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+      await base.next(isolation: actor)
+    }
+  }
+}
+
+@available(*, unavailable)
+extension ChainValues: Swift.Sendable {}
+
+/// Invalidates an iteration's observer when the iterator is gone.
+final class IterationLifetime: Swift.Sendable {
+  let observer: Observer
+  init(_ observer: Observer) { self.observer = observer }
+  deinit { observer.invalidate() }
+}
+
+// MARK: - values
+
+extension Chain where Value: Swift.Sendable {
+  /// The chain's values as an `AsyncSequence`, buffering every value.
+  ///
+  /// ```swift
+  /// for await name in profile.name.chain().map { $0.uppercased() }.values {
+  ///   print(name)
+  /// }
+  /// ```
+  ///
+  /// Finishes the chain, like ``end()``: this chain cannot be used again.
+  /// See ``ChainValues`` for when it subscribes and when it stops.
+  ///
+  /// The buffer is unbounded: a binding library must not lose a value
+  /// silently, and a holder's values are few. Use
+  /// ``values(bufferingPolicy:)`` with `.bufferingNewest(1)` to keep only the
+  /// latest state when the consumer may fall far behind.
+  public var values: ChainValues<Value> {
+    values(bufferingPolicy: .unbounded)
+  }
+
+  /// The chain's values as an `AsyncSequence`, with a buffering policy.
+  ///
+  /// - Parameter bufferingPolicy: What to keep when the iterating task falls
+  ///   behind: `.unbounded`, `.bufferingNewest(n)` or `.bufferingOldest(n)`.
+  /// - Returns: The sequence; see ``ChainValues``.
+  public func values(
+    bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy
+  ) -> ChainValues<Value> {
+    let build = consume(by: "values")
+    return ChainValues(bufferingPolicy: bufferingPolicy) { continuation in
+      let context = _ChainContext()
+      build({ continuation.yield($0) }, context)
+      context.runFetches()
+      return context.observer
+    }
+  }
+}
