@@ -15,6 +15,9 @@ let package = Package(
     // A separate module that imports Chaining the way a client does, to check
     // that `Chaining.Sendable` and `Swift.Sendable` can be used side by side.
     .testTarget(name: "ChainingClientTests", dependencies: ["Chaining"]),
+    // The patterns the README and the threading guide teach, compiled as a
+    // client module in Swift 6 mode; CI builds it with warnings as errors.
+    .testTarget(name: "ChainingPatternsTests", dependencies: ["Chaining"]),
   ],
   swiftLanguageModes: [.v6]
 )

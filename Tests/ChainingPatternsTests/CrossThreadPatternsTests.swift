@@ -1,0 +1,110 @@
+// The patterns for values that cross threads: `Swift.Sendable` values, and
+// `@MainActor` or `@Sendable` code where a hop happens. They compile in Swift 6
+// language mode with no warning.
+import Chaining
+import Dispatch
+import Testing
+
+/// A main-actor view model, bound with `doOnMainActor`.
+@MainActor
+private final class StatusViewModel {
+  private(set) var status = ""
+  private var observer: Observer?
+
+  func bind(to progress: ValueHolder<Int>) {
+    observer = progress.chain().map { "\($0)%" }.doOnMainActor { [weak self] in self?.status = $0 }.sync()
+  }
+}
+
+/// A main-actor view, bound with `sendTo`.
+@MainActor
+private final class StatusLabel: MainActorReceivable {
+  private(set) var text = ""
+  func receive(value: String) { text = value }
+}
+
+/// An actor that owns bindings: observers and holders are `Swift.Sendable`.
+private actor Downloads {
+  let progress = ValueHolder(0)
+  private let pool = ObserverPool()
+
+  func watch(_ onChange: @escaping @Sendable (Int) -> Void) {
+    progress.chain().do(onChange).sync().addTo(pool)
+  }
+
+  func finish() {
+    progress.value = 100
+  }
+}
+
+@Suite struct CrossThreadPatternsTests {
+  @Test @MainActor func mainActorViewModelFollowsAModelWrittenOnAnotherThread() async {
+    let progress = ValueHolder(0)
+    let viewModel = StatusViewModel()
+    viewModel.bind(to: progress)
+    #expect(viewModel.status == "0%")
+    await Task.detached { progress.value = 50 }.value
+    // The update was queued on the main queue; this runs after it.
+    await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
+    #expect(viewModel.status == "50%")
+  }
+
+  @Test @MainActor func mainActorLabelIsASendToTarget() {
+    let title = ValueHolder("Inbox")
+    let label = StatusLabel()
+    let observer = title.chain().sendTo(label).sync()
+    #expect(label.text == "Inbox")
+    _ = observer
+  }
+
+  @Test func forAwaitOverAHolder() async {
+    let progress = ValueHolder(0)
+    let writer = Task.detached {
+      for value in 1...3 { progress.value = value }
+    }
+    var seen: [Int] = []
+    for await value in progress.chain().values {
+      seen.append(value)
+      if value == 3 { break }
+    }
+    await writer.value
+    #expect(seen.last == 3)
+    #expect(seen == seen.sorted())
+  }
+
+  @Test func holdersAreSetFromTasks() async {
+    let total = ValueHolder(0)
+    let observed = ValueHolder(0)
+    let observer = total.chain().sendTo(observed).sync()
+    await withTaskGroup(of: Void.self) { group in
+      for value in 1...10 {
+        group.addTask { total.value = value }
+      }
+    }
+    #expect(observed.value == total.value)
+    _ = observer
+  }
+
+  @Test func anActorOwnsItsBindings() async {
+    let downloads = Downloads()
+    let last = ValueHolder(-1)
+    await downloads.watch { last.value = $0 }
+    await downloads.finish()
+    #expect(last.value == 100)
+  }
+
+  @Test func workMovesToAQueue() {
+    let queue = DispatchQueue(label: "patterns")
+    let query = ValueHolder("")
+    let results = ValueHolder<[String]>([])
+    let observer = query.chain()
+      .receive(on: queue)
+      .map { text in ["\(text)1", "\(text)2"] }
+      .sendTo(results)
+      .end()
+    query.value = "a"
+    queue.sync {}
+    #expect(results.value == ["a1", "a2"])
+    _ = observer
+  }
+}
