@@ -49,6 +49,6 @@ extension Chain where Value: Equatable {
 /// Only the step that created it reads and writes it, and the chain's gate
 /// runs one value at a time, so it needs no lock.
 final class Box<Value> {
-  var value: Value
+  @exclusivity(unchecked) var value: Value
   init(_ value: Value) { self.value = value }
 }

@@ -20,10 +20,10 @@ import Android
 ///   queued for another thread, its causes travel with it, so a loop that
 ///   crosses threads is broken the same way as one on a single thread.
 final class DeliveryContext {
-  var depth = 0
+  @exclusivity(unchecked) var depth = 0
   /// Unretained: each is kept alive by the delivery it belongs to, or by the
   /// queued item whose causes were installed.
-  var causes: [Unmanaged<DeliveryGate>] = []
+  @exclusivity(unchecked) var causes: [Unmanaged<DeliveryGate>] = []
 
   /// The calling thread's context, created on first use and released when
   /// the thread ends.

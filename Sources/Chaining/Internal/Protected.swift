@@ -24,7 +24,7 @@ import Android
 final class Protected<State>: @unchecked Swift.Sendable {
   // @unchecked: `state` is only reached through `withLock`.
   private let lock: UnsafeMutablePointer<PlatformLock.Primitive>
-  private var state: State
+  @exclusivity(unchecked) private var state: State
 
   init(_ initial: State) {
     lock = .allocate(capacity: 1)

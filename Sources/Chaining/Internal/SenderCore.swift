@@ -97,22 +97,27 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 
   /// Delivers what was queued meanwhile, then stops delivering.
   private func finish() {
-    while true {
-      let next = state.withLock { state -> (batch: [(value: Value, causes: Causes)], snapshot: Snapshot)? in
-        if state.pending.isEmpty {
-          state.isDelivering = false
-          return nil
-        }
-        let batch = state.pending
-        state.pending = []
-        return (batch, state.slots)
+    // The common case, nothing queued, returns a plain Bool: a generic
+    // tuple here would cost a metadata lookup on every broadcast.
+    while !state.withLock({ Self.stopIfIdle(&$0) }) {
+      var batch: [(value: Value, causes: Causes)] = []
+      var snapshot: Snapshot = []
+      state.withLock { state in
+        swap(&batch, &state.pending)
+        snapshot = state.slots
       }
-      guard let next else { return }
       let context = DeliveryContext.current
-      for (value, causes) in next.batch {
-        context.run(with: causes) { Self.deliver(value, to: next.snapshot) }
+      for (value, causes) in batch {
+        context.run(with: causes) { Self.deliver(value, to: snapshot) }
       }
     }
+  }
+
+  /// Stops delivering when nothing is queued; returns whether it stopped.
+  private static func stopIfIdle(_ state: inout State) -> Bool {
+    if !state.pending.isEmpty { return false }
+    state.isDelivering = false
+    return true
   }
 
   @inline(__always)
