@@ -109,6 +109,18 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
     self.value = value
   }
 
+  /// Subscribes a finished chain and takes the value ``Chain/sync()`` sends, in one step. Not API.
+  public func _subscribe(_ context: _ChainContext, _ handler: @escaping (T) -> Void) {
+    store.attach(context, handler) { cached in
+      guard let object else { return nil }
+      cached = object[keyPath: keyPath]
+      return cached
+    }
+  }
+
+  /// Does nothing: ``_subscribe(_:_:)`` took the value to fetch. Not API.
+  public func _addFetch(_ context: _ChainContext, _ handler: @escaping (T) -> Void) {}
+
   /// The stored core of this adapter. Not API.
   public func _senderCore(creating: Bool) -> _SenderCore<T>? {
     store.core

@@ -17,7 +17,9 @@ extension Chain {
   /// - Returns: The ``Observer`` of the binding. Keep it: releasing it ends
   ///   the binding.
   public func end() -> Observer {
-    finish(by: "end()").observer
+    let (observer, context) = finish(by: "end()")
+    context.start(fetching: false)
+    return observer
   }
 
   /// Finishes the chain and returns its observer along with the context
@@ -57,7 +59,7 @@ extension Chain where Source: Fetchable {
   /// after it, and `sync()` may return first.
   public func sync() -> Observer {
     let (observer, context) = finish(by: "sync()")
-    context.runFetches()
+    context.start(fetching: true)
     return observer
   }
 }

@@ -16,9 +16,10 @@ extension Chain where Value: Swift.Sendable {
   /// }.sync()
   /// ```
   ///
-  /// A value that reaches this step on the main thread, while no earlier
-  /// value is still waiting, runs at once; any other value is queued on the
-  /// main queue and runs later, in order.
+  /// A value that reaches this step on the main actor (the main thread, or
+  /// a block of the main queue), while no earlier value is still waiting,
+  /// runs at once; any other value is queued on the main queue and runs
+  /// later, in order.
   ///
   /// - Parameter body: Called on the main actor with every value.
   /// - Returns: A chain with the same values; later steps run on the main actor.
@@ -28,7 +29,7 @@ extension Chain where Value: Swift.Sendable {
   public func doOnMainActor(_ body: @escaping @MainActor @Sendable (Value) -> Void) -> Chain<Value, Source> {
     appending("doOnMainActor(_:)") { downstream, context in
       let hop = MainActorHop(body: body, downstream: downstream)
-      context.add(hop.gate)
+      context.addHopGate(hop.gate)
       return { value in hop.send(value) }
     }
   }

@@ -33,7 +33,7 @@ extension Chain where Value: Swift.Sendable {
   public func receive(on queue: DispatchQueue) -> Chain<Value, Source> {
     appending("receive(on:)") { downstream, context in
       let hop = QueueHop(target: queue, downstream: downstream)
-      context.add(hop.gate)
+      context.addHopGate(hop.gate)
       return { value in hop.send(value) }
     }
   }

@@ -5,10 +5,11 @@ extension Chain {
   ///
   /// While `suspender.isSuspended` is `true`, values stop at this step. On
   /// resume:
-  /// - when the chain's source (the one ``sync()`` fetches from) is
-  ///   ``Fetchable`` (a holder: its values are state), the latest value held
-  ///   back, if any, is sent on, so the rest of the chain catches up;
-  /// - otherwise (a notifier: its values are events), nothing is replayed.
+  /// - when a source of the chain before this step is ``Fetchable`` (a
+  ///   holder: its values are state), the latest value held back, if any, is
+  ///   sent on, so the rest of the chain catches up;
+  /// - otherwise (only notifiers: their values are events), nothing is
+  ///   replayed.
   ///
   /// ```swift
   /// let suspender = Suspender()
@@ -32,12 +33,11 @@ extension Chain {
   /// value is never replayed after a newer one.
   public func suspend(_ suspender: Suspender) -> Chain<Value, Source> {
     let build = consume(by: "suspend(_:)")
-    // Values of a fetchable source are state, worth catching up on.
-    let replays = Source.self is any Fetchable.Type
     return Chain { downstream, context in
-      // All of `state` is touched only inside this chain's gate, which runs
-      // one thing at a time: the suspender's changes, the first read of it,
-      // and the values, in the order they arrive.
+      // `state` is touched only inside this chain's gate, which runs one
+      // thing at a time: the suspender's changes and the values, in the order
+      // they arrive. While the chain is being finished, the finishing thread
+      // holds the gate, so the writes below race with nothing.
       let state = Box(SuspendState<Value>())
       context.retain(suspender)
       // A change of the suspender is a command, never an echo: it gets
@@ -48,14 +48,17 @@ extension Chain {
         state.value.held = nil
         downstream(held)
       }
-      context.gate.deliver(()) { _ in state.value.isSuspended = suspender.isSuspended }
+      state.value.isSuspended = suspender.isSuspended
+      let fetchesBefore = context.fetchCount
       build(
         { value in
           guard state.value.isSuspended else { return downstream(value) }
-          if replays { state.value.held = value }
+          if state.value.replays { state.value.held = value }
         },
         context
       )
+      // Values of a fetchable source are state, worth catching up on.
+      state.value.replays = context.fetchCount > fetchesBefore
     }
   }
 }
@@ -63,6 +66,8 @@ extension Chain {
 /// The state of one finished chain's ``Chain/suspend(_:)`` step.
 private struct SuspendState<Value> {
   var isSuspended = false
+  /// Whether a source of the chain is fetchable, so that a held value is replayed.
+  var replays = false
   /// The latest value held back, for a chain whose source is fetchable.
   var held: Value?
 }

@@ -24,6 +24,11 @@ public final class _ChainContext {
     observer.adopt(detachable)
   }
 
+  /// Makes the observer close a hop's gate when it is invalidated.
+  func addHopGate(_ gate: DeliveryGate) {
+    observer.adoptHopGate(gate)
+  }
+
   func addFetch(_ fetch: @escaping () -> Void) {
     fetches.append(fetch)
   }
@@ -32,11 +37,10 @@ public final class _ChainContext {
     observer.retain(object)
   }
 
-  /// Runs every fetch through the gate, in source order.
-  func runFetches() {
-    for fetch in fetches {
-      gate.deliver((), to: fetch)
-    }
+  /// Opens the chain's gate, first running every fetch, in source order,
+  /// when `fetching` (for `sync()`), then what arrived meanwhile.
+  func start(fetching: Bool) {
+    gate.start(with: fetching ? fetches : [])
   }
 }
 

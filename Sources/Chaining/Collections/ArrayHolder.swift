@@ -192,6 +192,14 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
     }
   }
 
+  /// Subscribes a finished chain and takes the value ``Chain/sync()`` sends, in one step. Not API.
+  public func _subscribe(_ context: _ChainContext, _ handler: @escaping (Event) -> Void) {
+    engine.store.attach(context, handler) { .fetched($0) }
+  }
+
+  /// Does nothing: ``_subscribe(_:_:)`` took the value to fetch. Not API.
+  public func _addFetch(_ context: _ChainContext, _ handler: @escaping (Event) -> Void) {}
+
   /// The stored core of this holder. Not API.
   public func _senderCore(creating: Bool) -> _SenderCore<Event>? {
     engine.store.core

@@ -111,7 +111,7 @@ extension Chain where Value: Swift.Sendable {
     return ChainValues(bufferingPolicy: bufferingPolicy) { continuation in
       let context = _ChainContext()
       build({ continuation.yield($0) }, context)
-      context.runFetches()
+      context.start(fetching: true)
       return context.observer
     }
   }

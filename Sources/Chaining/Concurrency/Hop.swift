@@ -13,7 +13,7 @@ import Dispatch
 final class QueueHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
   // @unchecked: all stored properties are constants; `downstream` runs only
   // inside `gate`, one value at a time.
-  let gate = DeliveryGate()
+  let gate = DeliveryGate(held: false)
   private let queue: DispatchQueue
   private let downstream: (Value) -> Void
 
@@ -41,7 +41,7 @@ final class QueueHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
 final class MainActorHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
   // @unchecked: `waiting` is guarded by its lock; the rest are constants.
   // `body` and `downstream` run only inside `gate`, on the main thread.
-  let gate = DeliveryGate()
+  let gate = DeliveryGate(held: false)
   private let body: @MainActor @Sendable (Value) -> Void
   private let downstream: (Value) -> Void
   /// Values queued on the main queue and not yet run.

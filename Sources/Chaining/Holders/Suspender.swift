@@ -69,6 +69,14 @@ public final class Suspender: Syncable, Receivable {
     state._senderCore(creating: creating)
   }
 
+  /// Subscribes a finished chain and takes the value ``Chain/sync()`` sends, in one step. Not API.
+  public func _subscribe(_ context: _ChainContext, _ handler: @escaping (Bool) -> Void) {
+    state._subscribe(context, handler)
+  }
+
+  /// Does nothing: ``_subscribe(_:_:)`` took the value to fetch. Not API.
+  public func _addFetch(_ context: _ChainContext, _ handler: @escaping (Bool) -> Void) {}
+
   /// Sends the suspender's changes into a chain being finished, as commands
   /// that are never dropped as echoes.
   func subscribeCommands(_ context: _ChainContext, _ handler: @escaping (Bool) -> Void) {

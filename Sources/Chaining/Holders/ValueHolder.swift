@@ -81,6 +81,14 @@ public final class ValueHolder<T>: Syncable, Receivable {
     self.value = value
   }
 
+  /// Subscribes a finished chain and takes the value ``Chain/sync()`` sends, in one step. Not API.
+  public func _subscribe(_ context: _ChainContext, _ handler: @escaping (T) -> Void) {
+    store.attach(context, handler) { $0 }
+  }
+
+  /// Does nothing: ``_subscribe(_:_:)`` took the value to fetch. Not API.
+  public func _addFetch(_ context: _ChainContext, _ handler: @escaping (T) -> Void) {}
+
   /// The stored core of this holder. Not API.
   public func _senderCore(creating: Bool) -> _SenderCore<T>? {
     store.core

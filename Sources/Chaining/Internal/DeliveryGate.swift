@@ -18,12 +18,14 @@ import Synchronization
 ///
 /// `close()` makes sure no run starts afterwards and, unless that could
 /// deadlock, waits for a run in progress on another thread to finish.
-final class DeliveryGate: Detachable, @unchecked Swift.Sendable {
+final class DeliveryGate: @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock, `closed` is atomic, and
   // `busy` is held by the running thread for as long as it runs the chain.
 
   private struct State {
-    var isRunning = false
+    /// Starts `true`: the thread finishing the chain holds the gate until
+    /// `start(with:)`, so nothing runs before `sync()`'s fetched values.
+    var isRunning = true
     /// Runs queued while the chain was running.
     var pending: [Queued] = []
   }
@@ -34,7 +36,15 @@ final class DeliveryGate: Detachable, @unchecked Swift.Sendable {
   }
 
   /// Guards `State`. Never held while user code runs.
-  private let state = Protected(State())
+  private let state: Protected<State>
+
+  /// Creates a gate.
+  ///
+  /// - Parameter held: Whether the creating thread holds it until
+  ///   `start(with:)`: true for a chain's main gate, false for a hop's.
+  init(held: Bool) {
+    state = Protected(State(isRunning: held))
+  }
   /// Held while the chain runs, so that `close()` can wait for the run.
   private let busy = Lock()
   /// Set once by `close()`; checked under `busy` before every run.
@@ -72,6 +82,25 @@ final class DeliveryGate: Detachable, @unchecked Swift.Sendable {
     context.depth -= 1
   }
 
+  /// Opens the gate once the chain is finished: runs `first` (the fetches of
+  /// `sync()`, in order), then what arrived while the chain was being
+  /// finished, then lets values in.
+  ///
+  /// Called once, by the thread that finished the chain.
+  func start(with first: [() -> Void]) {
+    let context = DeliveryContext.current
+    context.depth += 1
+    context.causes.append(Unmanaged.passUnretained(self))
+    busy.withLock {
+      for run in first where !closed.load(ordering: .acquiring) {
+        run()
+      }
+      context.causes.removeLast()
+      runPending(in: context)
+    }
+    context.depth -= 1
+  }
+
   /// Runs what was queued meanwhile, until the queue is empty, then stops running.
   private func runPending(in context: DeliveryContext) {
     while true {
@@ -89,14 +118,6 @@ final class DeliveryGate: Detachable, @unchecked Swift.Sendable {
         context.run(with: queued.causes, adding: self, queued.run)
       }
     }
-  }
-
-  /// Closes the gate when the observer it belongs to is invalidated.
-  ///
-  /// A chain's main gate is closed first by the observer; this is for the
-  /// gates of steps that hop to another thread.
-  func detach() {
-    close()
   }
 
   /// Stops all further runs.

@@ -17,6 +17,27 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     state = Protected(initial)
   }
 
+  /// Subscribes a finished chain and, in the same step, takes the value its
+  /// `sync()` sends.
+  ///
+  /// Under the state's lock no write can come in between: every write made
+  /// before is in the fetched value and reaches the chain no other way, and
+  /// every write made after reaches it as an event. `fetched` runs under the
+  /// lock and returns `nil` when there is nothing to fetch.
+  func attach(
+    _ context: _ChainContext,
+    _ handler: @escaping (Event) -> Void,
+    fetched: (inout State) -> Event?
+  ) {
+    let (subscription, value) = state.withLock { state in
+      (core.subscribe(gate: context.gate, handler: handler), fetched(&state))
+    }
+    context.add(subscription)
+    if let value {
+      context.addFetch { handler(value) }
+    }
+  }
+
   /// Reads the state under the lock.
   @inline(__always)
   func read<Result>(_ body: (State) -> Result) -> Result {

@@ -26,12 +26,26 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// Whether a thread is delivering broadcasts.
     var isDelivering = false
     /// Broadcasts waiting for the delivering thread, oldest first, each
-    /// with the chains it had passed through when it was made.
-    var pending: [(value: Value, causes: Causes)] = []
+    /// with the chains it had passed through when it was made, and the
+    /// serial of the first subscription that came after it.
+    var pending: [Pending] = []
+    /// The serial of the next subscription.
+    var nextSerial: UInt64 = 0
   }
 
   /// The observers a broadcast is delivered to.
   typealias Snapshot = ContiguousArray<Subscription?>
+
+  /// A broadcast waiting for the delivering thread.
+  ///
+  /// It goes only to the subscriptions made before it (serial below
+  /// `limit`): a chain subscribed later has already seen its effect, in the
+  /// state a holder hands out as the chain subscribes.
+  struct Pending {
+    let value: Value
+    let causes: Causes
+    let limit: UInt64
+  }
 
   /// What a thread has to do with a value after `claim(_:in:)`.
   enum Claim {
@@ -68,7 +82,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
       state.isDelivering = true
       return .deliver(state.slots)
     }
-    state.pending.append((value, DeliveryContext.current.capture()))
+    state.pending.append(Pending(value: value, causes: DeliveryContext.current.capture(), limit: state.nextSerial))
     return .none
   }
 
@@ -82,7 +96,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     let claim = self.claim(first, in: &state)
     if values.count > 1, state.live > 0 {
       let causes = DeliveryContext.current.capture()
-      state.pending.append(contentsOf: values.dropFirst().map { ($0, causes) })
+      let limit = state.nextSerial
+      state.pending.append(contentsOf: values.dropFirst().map { Pending(value: $0, causes: causes, limit: limit) })
     }
     return claim
   }
@@ -100,15 +115,15 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     // The common case, nothing queued, returns a plain Bool: a generic
     // tuple here would cost a metadata lookup on every broadcast.
     while !state.withLock({ Self.stopIfIdle(&$0) }) {
-      var batch: [(value: Value, causes: Causes)] = []
+      var batch: [Pending] = []
       var snapshot: Snapshot = []
       state.withLock { state in
         swap(&batch, &state.pending)
         snapshot = state.slots
       }
       let context = DeliveryContext.current
-      for (value, causes) in batch {
-        context.run(with: causes) { Self.deliver(value, to: snapshot) }
+      for pending in batch {
+        context.run(with: pending.causes) { Self.deliver(pending.value, to: snapshot, below: pending.limit) }
       }
     }
   }
@@ -118,6 +133,13 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     if !state.pending.isEmpty { return false }
     state.isDelivering = false
     return true
+  }
+
+  /// Delivers a queued value to the subscriptions made before it.
+  private static func deliver(_ value: Value, to snapshot: Snapshot, below limit: UInt64) {
+    for case let subscription? in snapshot where subscription.serial < limit {
+      subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes)
+    }
   }
 
   @inline(__always)
@@ -138,6 +160,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     let subscription = Subscription(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
     state.withLock { state in
       subscription.index = state.slots.count
+      subscription.serial = state.nextSerial
+      state.nextSerial += 1
       state.slots.append(subscription)
       state.live += 1
     }
@@ -179,6 +203,9 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     nonisolated(unsafe) let handler: (Value) -> Void
     /// The slot in `State.slots`, or -1 once removed. Guarded by the core's lock.
     nonisolated(unsafe) var index = -1
+    /// The order of subscription; set under the core's lock before the
+    /// subscription is visible, then constant.
+    nonisolated(unsafe) var serial: UInt64 = 0
     /// Weak: when the sender and its core are gone there is nothing to remove from.
     weak let core: _SenderCore?
 

@@ -37,7 +37,11 @@
 /// do not call it while holding a lock that a handler of this chain takes.
 public final class Observer: AnyObserver {
   /// The gate values enter the chain through.
-  let gate = DeliveryGate()
+  let gate = DeliveryGate(held: true)
+  /// The gates of steps that hop to another thread. Every `invalidate()`
+  /// call closes them all, so that a second caller also returns only once
+  /// no hop delivers any more.
+  private let hopGates = Protected<[DeliveryGate]>([])
   /// Subscriptions to undo and objects to release; `nil` once invalidated.
   private let resources = Protected<Resources?>(Resources())
 
@@ -47,6 +51,12 @@ public final class Observer: AnyObserver {
   }
 
   init() {}
+
+  /// Adds the gate of a hop; closes it at once if already invalidated.
+  func adoptHopGate(_ hopGate: DeliveryGate) {
+    hopGates.withLock { $0.append(hopGate) }
+    if gate.isClosed { hopGate.close() }
+  }
 
   /// Takes over a subscription; undoes it at once if already invalidated.
   func adopt(_ detachable: any Detachable) {
@@ -81,6 +91,9 @@ public final class Observer: AnyObserver {
   /// the type's discussion of threads). Calling it again does nothing.
   public func invalidate() {
     gate.close()
+    for hopGate in hopGates.withLock({ $0 }) {
+      hopGate.close()
+    }
     let released = resources.withLock { resources in
       let current = resources
       resources = nil

@@ -88,24 +88,28 @@ import Testing
     _ = observer
   }
 
-  @Test func replayOfAMergedChainDependsOnItsFirstSource() {
+  @Test func mergedChainReplaysWhenAnyOfItsSourcesIsFetchable() {
     let holder = ValueHolder(0)
     let notifier = Notifier<Int>()
+    let otherNotifier = Notifier<Int>()
     let suspender = Suspender()
     let fromHolderFirst = Recorder<Int>()
     let fromNotifierFirst = Recorder<Int>()
+    let fromNotifiersOnly = Recorder<Int>()
     let observers = [
       holder.chain().merge(notifier.chain()).suspend(suspender).do { fromHolderFirst.append($0) }.end(),
       notifier.chain().merge(holder.chain()).suspend(suspender).do { fromNotifierFirst.append($0) }.end(),
+      notifier.chain().merge(otherNotifier.chain()).suspend(suspender).do { fromNotifiersOnly.append($0) }.end(),
     ]
     suspender.suspend()
     holder.value = 1
     notifier.notify(value: 2)
     suspender.resume()
-    // Only the chain whose sync() source is fetchable catches up, with the
-    // latest value from either source.
+    // A chain with a fetchable source catches up with the latest value, from
+    // either source; a chain of notifiers only replays nothing.
     #expect(fromHolderFirst.history == [2])
-    #expect(fromNotifierFirst.history == [])
+    #expect(fromNotifierFirst.history == [2])
+    #expect(fromNotifiersOnly.history == [])
     _ = observers
   }
 

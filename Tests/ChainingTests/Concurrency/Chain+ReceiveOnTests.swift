@@ -128,6 +128,38 @@ private final class TaggedQueue: Swift.Sendable {
     #expect(events.history == ["started 1", "finished 1", "invalidate returned"])
   }
 
+  @Test func everyConcurrentInvalidateWaitsForAValueRunningOnTheQueue() {
+    let queue = DispatchQueue(label: "receive-on-two-invalidators")
+    let notifier = Notifier<Int>()
+    let events = Recorder<String>()
+    let entered = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    let observer = notifier.chain().receive(on: queue).do { value in
+      entered.signal()
+      proceed.wait()
+      events.append("finished \(value)")
+    }.end()
+    notifier.notify(value: 1)
+    entered.wait()
+    let first = spawn {
+      observer.invalidate()
+      events.append("first returned")
+    }
+    let second = spawn {
+      observer.invalidate()
+      events.append("second returned")
+    }
+    // Neither call may return while the handler still runs, whichever of
+    // them took the observer's resources.
+    #expect(first.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
+    #expect(second.wait(timeout: .now() + .milliseconds(100)) == .timedOut)
+    proceed.signal()
+    first.wait()
+    second.wait()
+    #expect(events.history.first == "finished 1")
+    #expect(Set(events.history.dropFirst()) == ["first returned", "second returned"])
+  }
+
   @Test func syncSendsTheFetchedValueThroughTheQueue() {
     let tagged = TaggedQueue("receive-on-sync")
     let holder = ValueHolder("now")
