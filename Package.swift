@@ -10,7 +10,10 @@ let package = Package(
   ],
   targets: [
     .target(name: "Chaining"),
-    .executableTarget(name: "ChainingDemo", dependencies: ["Chaining"]),
+    // The demo app: its model and console view live in a library so that a
+    // test can check the output; the executable only prints it.
+    .target(name: "ChainingDemoKit", dependencies: ["Chaining"]),
+    .executableTarget(name: "ChainingDemo", dependencies: ["ChainingDemoKit"]),
     .testTarget(name: "ChainingTests", dependencies: ["Chaining"]),
     // A separate module that imports Chaining the way a client does, to check
     // that `Chaining.Sendable` and `Swift.Sendable` can be used side by side.
@@ -18,6 +21,7 @@ let package = Package(
     // The patterns the README and the threading guide teach, compiled as a
     // client module in Swift 6 mode; CI builds it with warnings as errors.
     .testTarget(name: "ChainingPatternsTests", dependencies: ["Chaining"]),
+    .testTarget(name: "ChainingDemoTests", dependencies: ["ChainingDemoKit"]),
   ],
   swiftLanguageModes: [.v6]
 )
