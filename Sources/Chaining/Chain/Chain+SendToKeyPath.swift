@@ -38,8 +38,8 @@ extension Chain {
   /// Hands one part of each value, such as one element of a tuple, to a
   /// receiver, and passes the whole value on.
   ///
-  /// Route the elements of a ``combine(_:)`` or ``tuple(_:)`` to different
-  /// receivers:
+  /// Route the elements of a ``combine(_:)->Chain<(Value,Other),Source>``
+  /// or ``tuple(_:)`` to different receivers:
   ///
   /// ```swift
   /// final class Label: Receivable {

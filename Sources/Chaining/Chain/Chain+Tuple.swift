@@ -5,8 +5,9 @@ extension Chain {
   /// a pair of optionals.
   ///
   /// Each delivery sets exactly one side: `(value, nil)` for a value from this
-  /// chain, `(nil, value)` for one from `other`. Use ``combine(_:)`` to get
-  /// both latest values together instead.
+  /// chain, `(nil, value)` for one from `other`. Use
+  /// ``combine(_:)->Chain<(Value,Other),Source>`` to get both latest values
+  /// together instead.
   ///
   /// ```swift
   /// let name = Notifier<String>()

@@ -23,7 +23,7 @@
 /// that iterates; the buffering policy says what happens when the task falls
 /// behind (by default nothing is dropped).
 public struct ChainValues<Element: Swift.Sendable>: AsyncSequence {
-  /// The type of the values the sequence produces.
+  /// The error the sequence throws: `Never`, as it never throws.
   public typealias Failure = Never
 
   private let start: (AsyncStream<Element>.Continuation) -> Observer

@@ -28,7 +28,12 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// Broadcasts waiting for the delivering thread, oldest first, each
     /// with the chains it had passed through when it was made, and the
     /// serial of the first subscription that came after it.
-    var pending: [Pending] = []
+    var pending: [Pending] = [] {
+      didSet { hasPending = !pending.isEmpty }
+    }
+    /// Whether `pending` has anything: read on every broadcast, where
+    /// touching the generic array would cost a metadata lookup.
+    var hasPending = false
     /// The serial of the next subscription.
     var nextSerial: UInt64 = 0
   }
@@ -130,7 +135,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 
   /// Stops delivering when nothing is queued; returns whether it stopped.
   private static func stopIfIdle(_ state: inout State) -> Bool {
-    if !state.pending.isEmpty { return false }
+    if state.hasPending { return false }
     state.isDelivering = false
     return true
   }
