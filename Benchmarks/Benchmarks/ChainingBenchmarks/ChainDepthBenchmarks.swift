@@ -1,0 +1,125 @@
+import Benchmark
+import Chaining
+import OpenCombine
+
+/// One observer behind a chain of `depth` `map` steps: the cost per value
+/// of the steps between a sender and the handler. Then a holder with
+/// `map`, `filter` and `do`, the typical binding of a model property.
+func chainDepthBenchmarks() {
+  let sends = Suite.sends
+
+  for depth in [1, 5, 10] {
+    Benchmark("chain depth \(depth): chaining") { benchmark in
+      let notifier = Notifier<Int>()
+      let counter = Counter()
+      var chain = notifier.chain()
+      for _ in 0..<depth { chain = chain.map { $0 &+ 1 } }
+      let observer = chain.do { counter.total &+= $0 }.end()
+      benchmark.measure(operations: sends) {
+        for value in 0..<sends { notifier.notify(value: value) }
+      }
+      benchmark.expectDelivery(counter)
+      observer.invalidate()
+    }
+
+    Benchmark("chain depth \(depth): floor") { benchmark in
+      let counter = Counter()
+      // Each step wraps the next one's handler, as a hand-written pipeline would.
+      var handler: (Int) -> Void = { counter.total &+= $0 }
+      for _ in 0..<depth {
+        let next = handler
+        handler = { next($0 &+ 1) }
+      }
+      let handlers: [(Int) -> Void] = identity([handler])
+      benchmark.measure(operations: sends) {
+        for value in 0..<sends {
+          for handler in handlers { handler(value) }
+        }
+      }
+      benchmark.expectDelivery(counter)
+    }
+
+    Benchmark("chain depth \(depth): opencombine") { benchmark in
+      let subject = PassthroughSubject<Int, Never>()
+      let counter = Counter()
+      let cancellable = openCombineMaps(subject, depth: depth, counter: counter)
+      benchmark.measure(operations: sends) {
+        for value in 0..<sends { subject.send(value) }
+      }
+      benchmark.expectDelivery(counter)
+      cancellable.cancel()
+    }
+  }
+
+  Benchmark("holder set: chaining") { benchmark in
+    let holder = ValueHolder(-1)
+    let counter = Counter()
+    let observer = holder.chain()
+      .map { $0 * 2 }
+      .filter { $0 % 3 != 0 }
+      .do { counter.total &+= $0 }
+      .end()
+    benchmark.measure(operations: sends) {
+      for value in 0..<sends { holder.value = value }
+    }
+    benchmark.expectDelivery(counter)
+    observer.invalidate()
+  }
+
+  Benchmark("holder set: floor") { benchmark in
+    let counter = Counter()
+    var stored = -1
+    let handlers: [(Int) -> Void] = identity([
+      { value in
+        let doubled = value * 2
+        if doubled % 3 != 0 { counter.total &+= doubled }
+      }
+    ])
+    benchmark.measure(operations: sends) {
+      for value in 0..<sends where value != stored {
+        stored = value
+        for handler in handlers { handler(value) }
+      }
+    }
+    benchmark.expectDelivery(counter)
+    blackHole(stored)
+  }
+
+  Benchmark("holder set: opencombine") { benchmark in
+    let subject = CurrentValueSubject<Int, Never>(-1)
+    let counter = Counter()
+    let cancellable =
+      subject
+      .map { $0 * 2 }
+      .filter { $0 % 3 != 0 }
+      .sink { counter.total &+= $0 }
+    benchmark.measure(operations: sends) {
+      for value in 0..<sends { subject.value = value }
+    }
+    benchmark.expectDelivery(counter)
+    cancellable.cancel()
+  }
+}
+
+/// `depth` `map` steps on `subject`, then a sink. Written out because each
+/// depth is a different type.
+private func openCombineMaps(
+  _ subject: PassthroughSubject<Int, Never>,
+  depth: Int,
+  counter: Counter
+) -> AnyCancellable {
+  let sink: (Int) -> Void = { counter.total &+= $0 }
+  switch depth {
+  case 1:
+    return subject.map { $0 &+ 1 }.sink(receiveValue: sink)
+  case 5:
+    return subject.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }
+      .sink(receiveValue: sink)
+  case 10:
+    return subject.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }
+      .map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }
+      .sink(receiveValue: sink)
+  default:
+    fatalError("openCombineMaps: no pipeline written for depth \(depth)")
+  }
+}
