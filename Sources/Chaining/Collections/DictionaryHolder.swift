@@ -116,12 +116,7 @@ public final class DictionaryHolder<Key: Hashable, Value>: Syncable, Receivable 
 
   /// Applies a ``DictionaryAction`` received through a chain.
   public func receive(value action: DictionaryAction<Key, Value>) {
-    switch action {
-    case .set(let entries): set(entries)
-    case .update(let key, let value): self[key] = value
-    case .remove(let key): removeValue(forKey: key)
-    case .removeAll: removeAll()
-    }
+    apply(action)
   }
 
   /// Subscribes a finished chain and takes the value ``Chain/sync()`` sends, in one step. Not API.
@@ -154,3 +149,5 @@ extension DictionaryHolder.Event: Equatable where Value: Equatable {}
 
 // @unchecked: the entries and the observers are guarded by the engine's store.
 extension DictionaryHolder: @unchecked Swift.Sendable where Key: Swift.Sendable, Value: Swift.Sendable {}
+
+extension DictionaryHolder: DictionaryActionApplying {}

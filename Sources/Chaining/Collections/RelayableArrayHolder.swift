@@ -168,16 +168,7 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
 
   /// Applies an ``ArrayAction`` received through a chain.
   public func receive(value action: ArrayAction<Element>) {
-    switch action {
-    case .set(let elements): set(elements)
-    case .append(let element): append(element)
-    case .appendContentsOf(let elements): append(contentsOf: elements)
-    case .insert(let element, let index): insert(element, at: index)
-    case .remove(let index): remove(at: index)
-    case .removeAll: removeAll()
-    case .replace(let element, let index): replace(element, at: index)
-    case .move(let from, let to): move(at: from, to: to)
-    }
+    apply(action)
   }
 
   /// Subscribes a finished chain and takes the value ``Chain/sync()`` sends, in one step. Not API.
@@ -200,3 +191,5 @@ where Element: Swift.Sendable, Element.ChainValue: Swift.Sendable {}
 
 extension RelayableArrayHolder.Event: Swift.Sendable where Element: Swift.Sendable, Element.ChainValue: Swift.Sendable {
 }
+
+extension RelayableArrayHolder: ArrayActionApplying {}

@@ -135,12 +135,7 @@ public final class RelayableDictionaryHolder<Key: Hashable, Value: Sendable>: Sy
 
   /// Applies a ``DictionaryAction`` received through a chain.
   public func receive(value action: DictionaryAction<Key, Value>) {
-    switch action {
-    case .set(let entries): set(entries)
-    case .update(let key, let value): self[key] = value
-    case .remove(let key): removeValue(forKey: key)
-    case .removeAll: removeAll()
-    }
+    apply(action)
   }
 
   /// Subscribes a finished chain and takes the value ``Chain/sync()`` sends, in one step. Not API.
@@ -163,3 +158,5 @@ where Key: Swift.Sendable, Value: Swift.Sendable, Value.ChainValue: Swift.Sendab
 
 extension RelayableDictionaryHolder.Event: Swift.Sendable
 where Key: Swift.Sendable, Value: Swift.Sendable, Value.ChainValue: Swift.Sendable {}
+
+extension RelayableDictionaryHolder: DictionaryActionApplying {}

@@ -61,14 +61,7 @@ public final class EventableValueHolder<T>: Syncable, Receivable {
   /// The current value. Setting it sends ``Event/current(_:)``.
   public var value: T {
     get { store.read { $0 } }
-    set {
-      store.write { stored in
-        if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
-        let old = stored
-        stored = newValue
-        return (.current(newValue), old)
-      }
-    }
+    set { store.replace(with: newValue, isEqual: isEqual) { .current($0) } }
   }
 
   /// Returns ``Event/fetched(_:)`` with the current value; ``Chain/sync()`` sends it.

@@ -60,15 +60,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// nothing.
   public var value: T {
     get { store.read { $0 } }
-    set {
-      // `==` runs under the lock, so that comparing and storing are one step.
-      store.write { stored in
-        if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
-        let old = stored
-        stored = newValue
-        return (newValue, old)
-      }
-    }
+    set { store.replace(with: newValue, isEqual: isEqual) { $0 } }
   }
 
   /// Returns the current value; ``Chain/sync()`` sends it.

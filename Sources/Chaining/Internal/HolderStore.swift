@@ -38,6 +38,21 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     }
   }
 
+  /// Replaces the whole state with `newValue` and broadcasts `event(newValue)`,
+  /// unless `isEqual` says the two are equal: the setter of the value holders.
+  ///
+  /// `==` runs under the lock, so that comparing and storing are one step;
+  /// the old value is released after unlocking.
+  @inline(__always)
+  func replace(with newValue: State, isEqual: ((State, State) -> Bool)?, event: (State) -> Event) {
+    write { stored in
+      if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
+      let old = stored
+      stored = newValue
+      return (event(newValue), old)
+    }
+  }
+
   /// Reads the state under the lock.
   @inline(__always)
   func read<Result>(_ body: (State) -> Result) -> Result {
