@@ -18,6 +18,7 @@ extension Chain {
   /// The finished observer holds `body` (and what it captures) strongly until
   /// it is invalidated or released; capture `self` weakly when `self` owns
   /// the observer.
+  @inlinable
   public func `do`(_ body: @escaping (Value) -> Void) -> Chain<Value, Source> {
     appending("do(_:)") { downstream in
       { value in

@@ -16,6 +16,7 @@ extension Chain {
   /// Also applies to the value ``sync()`` sends: a synced value that fails
   /// the test is not delivered. `isIncluded` runs on the delivering thread and
   /// is held strongly by the finished observer.
+  @inlinable
   public func `guard`(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
     appending("guard(_:)") { downstream in
       { value in
@@ -37,6 +38,7 @@ extension Chain {
   ///
   /// - Parameter isIncluded: Called with every value that reaches this step.
   /// - Returns: A chain of the values for which `isIncluded` returned `true`.
+  @inlinable
   public func filter(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
     `guard`(isIncluded)
   }

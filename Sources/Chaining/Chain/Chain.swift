@@ -31,7 +31,7 @@
 public final class Chain<Value, Source: Chainable> {
   /// Wires the steps so far in front of `downstream`, for every source of
   /// the chain, into `context`.
-  typealias Build = (_ downstream: @escaping (Value) -> Void, _ context: _ChainContext) -> Void
+  @usableFromInline typealias Build = (_ downstream: @escaping (Value) -> Void, _ context: _ChainContext) -> Void
 
   private let build: Build
   private var isConsumed = false
@@ -59,6 +59,7 @@ public final class Chain<Value, Source: Chainable> {
   /// `step` runs once for each finished chain, so state it creates belongs
   /// to that chain. The chain's gate runs one value at a time, so such state
   /// needs no lock of its own.
+  @usableFromInline
   func appending<Next>(
     _ name: StaticString,
     _ step: @escaping (_ downstream: @escaping (Next) -> Void) -> (Value) -> Void
@@ -68,6 +69,7 @@ public final class Chain<Value, Source: Chainable> {
 
   /// Like the other `appending`, for a step that also needs the
   /// context of the chain being finished.
+  @usableFromInline
   func appending<Next>(
     _ name: StaticString,
     _ step: @escaping (_ downstream: @escaping (Next) -> Void, _ context: _ChainContext) -> (Value) -> Void

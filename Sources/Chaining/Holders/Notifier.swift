@@ -24,7 +24,7 @@ public final class Notifier<T>: Sendable, Receivable {
   /// The type of the values this notifier accepts as a receiver.
   public typealias ReceiveValue = T
 
-  private let core = _SenderCore<T>()
+  @usableFromInline let core = _SenderCore<T>()
 
   /// Creates a notifier.
   public init() {}
@@ -32,11 +32,13 @@ public final class Notifier<T>: Sendable, Receivable {
   /// Broadcasts `value` to every chain started from this notifier.
   ///
   /// - Parameter value: The value to send.
+  @inlinable
   public func notify(value: T) {
     core.broadcast(value)
   }
 
   /// Broadcasts a value received through a chain.
+  @inlinable
   public func receive(value: T) {
     core.broadcast(value)
   }
@@ -56,6 +58,7 @@ extension Notifier where T == Void {
   /// tapped.notify()
   /// // Prints "tapped"
   /// ```
+  @inlinable
   public func notify() {
     core.broadcast(())
   }

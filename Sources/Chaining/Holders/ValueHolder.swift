@@ -32,8 +32,8 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// The type of the values this holder accepts as a receiver.
   public typealias ReceiveValue = T
 
-  private let store: HolderStore<T, T>
-  private let isEqual: ((T, T) -> Bool)?
+  @usableFromInline let store: HolderStore<T, T>
+  @usableFromInline let isEqual: ((T, T) -> Bool)?
 
   /// Creates a holder with an initial value.
   ///
@@ -58,6 +58,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   ///
   /// When `T` is `Equatable`, setting a value equal to the current one does
   /// nothing.
+  @inlinable
   public var value: T {
     get { store.read { $0 } }
     set { store.replace(with: newValue, isEqual: isEqual) { $0 } }

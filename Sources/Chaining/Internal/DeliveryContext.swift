@@ -19,15 +19,19 @@ import Android
 ///   chain's own delivery (a binding loop) and is dropped. When a value is
 ///   queued for another thread, its causes travel with it, so a loop that
 ///   crosses threads is broken the same way as one on a single thread.
+@usableFromInline
 final class DeliveryContext {
-  @exclusivity(unchecked) var depth = 0
+  @usableFromInline @exclusivity(unchecked) var depth = 0
   /// Unretained: each is kept alive by the delivery it belongs to, or by the
   /// queued item whose causes were installed.
-  @exclusivity(unchecked) var causes: [Unmanaged<DeliveryGate>] = []
+  @usableFromInline @exclusivity(unchecked) var causes: [Unmanaged<DeliveryGate>] = []
+
+  @usableFromInline
+  init() {}
 
   /// The calling thread's context, created on first use and released when
   /// the thread ends.
-  @inline(__always)
+  @inlinable @inline(__always)
   static var current: DeliveryContext {
     if let raw = pthread_getspecific(contextKey) {
       return Unmanaged<DeliveryContext>.fromOpaque(raw).takeUnretainedValue()
@@ -38,7 +42,7 @@ final class DeliveryContext {
   }
 
   /// Whether `gate` is among the causes of the value being delivered.
-  @inline(__always)
+  @inlinable @inline(__always)
   func isCaused(by gate: DeliveryGate) -> Bool {
     if causes.isEmpty { return false }
     let target = Unmanaged.passUnretained(gate).toOpaque()
@@ -46,13 +50,14 @@ final class DeliveryContext {
   }
 
   /// The causes, retained, for a value that is queued for later.
+  @usableFromInline
   func capture() -> Causes {
     Causes(gates: causes.map { $0.takeUnretainedValue() })
   }
 
   /// Runs `body` with `causes` (plus `gate`, when given) installed, then
   /// restores the thread's own causes.
-  @inline(__always)
+  @inlinable @inline(__always)
   func run(with causes: Causes, adding gate: DeliveryGate? = nil, _ body: () -> Void) {
     let saved = self.causes
     self.causes = causes.gates.map { Unmanaged.passUnretained($0) }
@@ -67,13 +72,20 @@ final class DeliveryContext {
 ///
 /// @unchecked: created by the queuing thread, read once by the delivering
 /// thread after the hand-over through a lock.
+@usableFromInline
 struct Causes: @unchecked Swift.Sendable {
-  let gates: [DeliveryGate]
+  @usableFromInline let gates: [DeliveryGate]
+
+  @usableFromInline
+  init(gates: [DeliveryGate]) {
+    self.gates = gates
+  }
+
   static let none = Causes(gates: [])
 }
 
 /// The thread-local slot of `DeliveryContext.current`; created once.
-private let contextKey: pthread_key_t = {
+@usableFromInline let contextKey: pthread_key_t = {
   var key = pthread_key_t()
   let status = pthread_key_create(&key, releaseContext)
   precondition(status == 0, "Chaining: pthread_key_create failed with status \(status)")

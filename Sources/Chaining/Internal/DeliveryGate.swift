@@ -18,25 +18,39 @@ import Synchronization
 ///
 /// `close()` makes sure no run starts afterwards and, unless that could
 /// deadlock, waits for a run in progress on another thread to finish.
+@usableFromInline
 final class DeliveryGate: @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock, `closed` is atomic, and
   // `busy` is held by the running thread for as long as it runs the chain.
 
-  private struct State {
+  @usableFromInline
+  struct State {
     /// Starts `true`: the thread finishing the chain holds the gate until
     /// `start(with:)`, so nothing runs before `sync()`'s fetched values.
-    var isRunning = true
+    @usableFromInline var isRunning = true
     /// Runs queued while the chain was running.
-    var pending: [Queued] = []
+    @usableFromInline var pending: [Queued] = []
+
+    @usableFromInline
+    init(isRunning: Bool) {
+      self.isRunning = isRunning
+    }
   }
 
-  private struct Queued {
-    let causes: Causes
-    let run: () -> Void
+  @usableFromInline
+  struct Queued {
+    @usableFromInline let causes: Causes
+    @usableFromInline let run: () -> Void
+
+    @usableFromInline
+    init(causes: Causes, run: @escaping () -> Void) {
+      self.causes = causes
+      self.run = run
+    }
   }
 
   /// Guards `State`. Never held while user code runs.
-  private let state: Protected<State>
+  @usableFromInline let state: Protected<State>
 
   /// Creates a gate.
   ///
@@ -46,9 +60,9 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     state = Protected(State(isRunning: held))
   }
   /// Held while the chain runs, so that `close()` can wait for the run.
-  private let busy = Lock()
+  @usableFromInline let busy = Lock()
   /// Set once by `close()`; checked under `busy` before every run.
-  private let closed = Atomic(false)
+  @usableFromInline let closed = Atomic(false)
 
   /// Whether `close()` has been called.
   var isClosed: Bool { closed.load(ordering: .acquiring) }
@@ -58,7 +72,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// With `dropsEchoes` false, a value this chain caused is run too (after
   /// the current one): for commands to the chain itself, such as a
   /// suspender's changes.
-  @inline(__always)
+  @inlinable @inline(__always)
   func deliver<Value>(_ value: Value, to body: @escaping (Value) -> Void, dropsEchoes: Bool = true) {
     if closed.load(ordering: .acquiring) { return }
     let context = DeliveryContext.current
@@ -102,7 +116,8 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   }
 
   /// Runs what was queued meanwhile, until the queue is empty, then stops running.
-  private func runPending(in context: DeliveryContext) {
+  @usableFromInline
+  func runPending(in context: DeliveryContext) {
     while true {
       let batch = state.withLock { state -> [Queued] in
         if state.pending.isEmpty {

@@ -7,12 +7,14 @@
 /// writes, whatever threads make them. The events are delivered after
 /// unlocking. The core's lock is taken inside the state's, never the other
 /// way round.
+@usableFromInline
 final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock and `core` guards itself.
 
-  let core = _SenderCore<Event>()
-  private let state: Protected<State>
+  @usableFromInline let core = _SenderCore<Event>()
+  @usableFromInline let state: Protected<State>
 
+  @usableFromInline
   init(_ initial: State) {
     state = Protected(initial)
   }
@@ -43,7 +45,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   ///
   /// `==` runs under the lock, so that comparing and storing are one step;
   /// the old value is released after unlocking.
-  @inline(__always)
+  @inlinable @inline(__always)
   func replace(with newValue: State, isEqual: ((State, State) -> Bool)?, event: (State) -> Event) {
     write { stored in
       if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
@@ -54,7 +56,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   }
 
   /// Reads the state under the lock.
-  @inline(__always)
+  @inlinable @inline(__always)
   func read<Result>(_ body: (State) -> Result) -> Result {
     state.withLock { body($0) }
   }
@@ -81,7 +83,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// Changes the state and broadcasts at most one event.
   ///
   /// The common case of `writeEvents(_:)`, without building an array.
-  @inline(__always)
+  @inlinable @inline(__always)
   func write(_ update: (inout State) -> (event: Event?, garbage: Any?)) {
     let (claim, event, garbage) = state.withLock { state -> (_SenderCore<Event>.Claim, Event?, Any?) in
       let (event, garbage) = update(&state)

@@ -21,11 +21,13 @@ import Android
 /// never leaves the lock unguarded. Never call out to user code from inside
 /// `withLock`, except with a lock whose purpose is to be held during a call
 /// (the delivery gate's).
+@usableFromInline
 final class Protected<State>: @unchecked Swift.Sendable {
   // @unchecked: `state` is only reached through `withLock`.
-  private let lock: UnsafeMutablePointer<PlatformLock.Primitive>
-  @exclusivity(unchecked) private var state: State
+  @usableFromInline let lock: UnsafeMutablePointer<PlatformLock.Primitive>
+  @usableFromInline @exclusivity(unchecked) var state: State
 
+  @usableFromInline
   init(_ initial: State) {
     lock = .allocate(capacity: 1)
     PlatformLock.initialize(lock)
@@ -38,7 +40,7 @@ final class Protected<State>: @unchecked Swift.Sendable {
   }
 
   /// Runs `body` with exclusive access to the state and returns its result.
-  @inline(__always)
+  @inlinable @inline(__always)
   func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     PlatformLock.lock(lock)
     defer { PlatformLock.unlock(lock) }
@@ -52,10 +54,12 @@ final class Protected<State>: @unchecked Swift.Sendable {
 ///
 /// The delivery gate holds one while a chain runs, so that `invalidate()` can
 /// wait for a run in progress.
+@usableFromInline
 final class Lock: @unchecked Swift.Sendable {
   // @unchecked: the primitive is only used through the platform's lock calls.
-  private let lock: UnsafeMutablePointer<PlatformLock.Primitive>
+  @usableFromInline let lock: UnsafeMutablePointer<PlatformLock.Primitive>
 
+  @usableFromInline
   init() {
     lock = .allocate(capacity: 1)
     PlatformLock.initialize(lock)
@@ -67,7 +71,7 @@ final class Lock: @unchecked Swift.Sendable {
   }
 
   /// Runs `body` while holding the lock.
-  @inline(__always)
+  @inlinable @inline(__always)
   func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
     PlatformLock.lock(lock)
     defer { PlatformLock.unlock(lock) }
@@ -76,48 +80,49 @@ final class Lock: @unchecked Swift.Sendable {
 }
 
 /// The platform's lock primitive.
-private enum PlatformLock {
+@usableFromInline
+enum PlatformLock {
   #if canImport(Darwin)
-  typealias Primitive = os_unfair_lock
+  @usableFromInline typealias Primitive = os_unfair_lock
 
-  static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
+  @usableFromInline static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
     lock.initialize(to: os_unfair_lock())
   }
 
-  static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
+  @usableFromInline static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
     lock.deinitialize(count: 1)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
     os_unfair_lock_lock(lock)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
     os_unfair_lock_unlock(lock)
   }
   #else
-  typealias Primitive = pthread_mutex_t
+  @usableFromInline typealias Primitive = pthread_mutex_t
 
-  static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
+  @usableFromInline static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
     lock.initialize(to: pthread_mutex_t())
     let status = pthread_mutex_init(lock, nil)
     precondition(status == 0, "Chaining: pthread_mutex_init failed with status \(status)")
   }
 
-  static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
+  @usableFromInline static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
     pthread_mutex_destroy(lock)
     lock.deinitialize(count: 1)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
     let status = pthread_mutex_lock(lock)
     precondition(status == 0, "Chaining: pthread_mutex_lock failed with status \(status)")
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
     let status = pthread_mutex_unlock(lock)
     precondition(status == 0, "Chaining: pthread_mutex_unlock failed with status \(status)")

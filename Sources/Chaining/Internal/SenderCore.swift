@@ -20,39 +20,52 @@
 public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   // @unchecked: all mutable state is in `state`, guarded by its lock.
 
+  @usableFromInline
   struct State {
-    var slots: ContiguousArray<Subscription?> = []
-    var live = 0
+    @usableFromInline var slots: ContiguousArray<Subscription?> = []
+    @usableFromInline var live = 0
     /// Whether a thread is delivering broadcasts.
-    var isDelivering = false
+    @usableFromInline var isDelivering = false
     /// Broadcasts waiting for the delivering thread, oldest first, each
     /// with the chains it had passed through when it was made, and the
     /// serial of the first subscription that came after it.
-    var pending: [Pending] = [] {
+    @usableFromInline var pending: [Pending] = [] {
       didSet { hasPending = !pending.isEmpty }
     }
     /// Whether `pending` has anything: read on every broadcast, where
     /// touching the generic array would cost a metadata lookup.
-    var hasPending = false
+    @usableFromInline var hasPending = false
     /// The serial of the next subscription.
-    var nextSerial: UInt64 = 0
+    @usableFromInline var nextSerial: UInt64 = 0
+
+    @usableFromInline
+    init() {}
   }
 
   /// The observers a broadcast is delivered to.
-  typealias Snapshot = ContiguousArray<Subscription?>
+  @usableFromInline typealias Snapshot = ContiguousArray<Subscription?>
 
   /// A broadcast waiting for the delivering thread.
   ///
   /// It goes only to the subscriptions made before it (serial below
   /// `limit`): a chain subscribed later has already seen its effect, in the
   /// state a holder hands out as the chain subscribes.
+  @usableFromInline
   struct Pending {
-    let value: Value
-    let causes: Causes
-    let limit: UInt64
+    @usableFromInline let value: Value
+    @usableFromInline let causes: Causes
+    @usableFromInline let limit: UInt64
+
+    @usableFromInline
+    init(value: Value, causes: Causes, limit: UInt64) {
+      self.value = value
+      self.causes = causes
+      self.limit = limit
+    }
   }
 
   /// What a thread has to do with a value after `claim(_:in:)`.
+  @usableFromInline
   enum Claim {
     /// Nothing: there is no observer, or the delivering thread will deliver it.
     case none
@@ -60,7 +73,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     case deliver(Snapshot)
   }
 
-  let state = Protected(State())
+  @usableFromInline let state = Protected(State())
 
   /// Creates an empty core.
   public init() {}
@@ -71,7 +84,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   // MARK: Broadcasting
 
   /// Delivers `value` to every subscribed observer (see the type's ordering rules).
-  @inline(__always)
+  @inlinable @inline(__always)
   func broadcast(_ value: Value) {
     let claim = state.withLock { Self.claim(value, in: &$0) }
     run(claim, value)
@@ -81,6 +94,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   ///
   /// Holders call this from inside their own storage lock so that the order
   /// of broadcasts matches the order of their writes.
+  @inlinable
   static func claim(_ value: Value, in state: inout State) -> Claim {
     if state.live == 0 { return .none }
     if !state.isDelivering {
@@ -96,6 +110,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   ///
   /// When the caller gets `.deliver`, it delivers `values.first` with
   /// `run(_:_:)`; the rest wait at the head of the queue.
+  @usableFromInline
   static func claim(contentsOf values: [Value], in state: inout State) -> Claim {
     guard let first = values.first else { return .none }
     let claim = self.claim(first, in: &state)
@@ -108,7 +123,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   }
 
   /// Carries out a `Claim` outside every lock.
-  @inline(__always)
+  @inlinable @inline(__always)
   func run(_ claim: Claim, _ value: Value) {
     guard case .deliver(let snapshot) = claim else { return }
     Self.deliver(value, to: snapshot)
@@ -116,7 +131,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   }
 
   /// Delivers what was queued meanwhile, then stops delivering.
-  private func finish() {
+  @inlinable
+  func finish() {
     // The common case, nothing queued, returns a plain Bool: a generic
     // tuple here would cost a metadata lookup on every broadcast.
     while !state.withLock({ Self.stopIfIdle(&$0) }) {
@@ -134,21 +150,23 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   }
 
   /// Stops delivering when nothing is queued; returns whether it stopped.
-  private static func stopIfIdle(_ state: inout State) -> Bool {
+  @inlinable
+  static func stopIfIdle(_ state: inout State) -> Bool {
     if state.hasPending { return false }
     state.isDelivering = false
     return true
   }
 
   /// Delivers a queued value to the subscriptions made before it.
-  private static func deliver(_ value: Value, to snapshot: Snapshot, below limit: UInt64) {
+  @usableFromInline
+  static func deliver(_ value: Value, to snapshot: Snapshot, below limit: UInt64) {
     for case let subscription? in snapshot where subscription.serial < limit {
       subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes)
     }
   }
 
-  @inline(__always)
-  private static func deliver(_ value: Value, to snapshot: Snapshot) {
+  @inlinable @inline(__always)
+  static func deliver(_ value: Value, to snapshot: Snapshot) {
     for case let subscription? in snapshot {
       subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes)
     }
@@ -201,16 +219,17 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   // MARK: - Subscription
 
   /// One observer's entry in a core.
+  @usableFromInline
   final class Subscription: Detachable, Swift.Sendable {
-    let gate: DeliveryGate
+    @usableFromInline let gate: DeliveryGate
     /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
-    let dropsEchoes: Bool
-    nonisolated(unsafe) let handler: (Value) -> Void
+    @usableFromInline let dropsEchoes: Bool
+    @usableFromInline nonisolated(unsafe) let handler: (Value) -> Void
     /// The slot in `State.slots`, or -1 once removed. Guarded by the core's lock.
     nonisolated(unsafe) var index = -1
     /// The order of subscription; set under the core's lock before the
     /// subscription is visible, then constant.
-    nonisolated(unsafe) var serial: UInt64 = 0
+    @usableFromInline nonisolated(unsafe) var serial: UInt64 = 0
     /// Weak: when the sender and its core are gone there is nothing to remove from.
     weak let core: _SenderCore?
 

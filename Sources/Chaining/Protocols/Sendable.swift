@@ -63,6 +63,7 @@ extension Sendable {
   ///
   /// Calling this with no chain attached costs one lock (one registry lookup
   /// for a class that keeps no core of its own) and does nothing else.
+  @inlinable
   public func broadcast(value: ChainValue) {
     _senderCore(creating: false)?.broadcast(value)
   }
