@@ -38,31 +38,34 @@
 public final class Observer: AnyObserver {
   /// The gate values enter the chain through.
   let gate = DeliveryGate(held: true)
-  /// The gates of steps that hop to another thread. Every `invalidate()`
-  /// call closes them all, so that a second caller also returns only once
-  /// no hop delivers any more.
-  private let hopGates = Protected<[DeliveryGate]>([])
-  /// Subscriptions to undo and objects to release; `nil` once invalidated.
-  private let resources = Protected<Resources?>(Resources())
+  /// What the observer holds, under one lock.
+  private let resources = Protected(Resources())
 
   private struct Resources {
+    /// Subscriptions to undo; emptied by the first `invalidate()`.
     var detachables: [any Detachable] = []
+    /// Objects kept alive; emptied by the first `invalidate()`.
     var retained: [AnyObject] = []
+    /// The gates of steps that hop to another thread. Kept after
+    /// invalidation: every `invalidate()` call closes them all, so that a
+    /// second caller also returns only once no hop delivers any more.
+    var hopGates: [DeliveryGate] = []
+    var isInvalidated = false
   }
 
   init() {}
 
   /// Adds the gate of a hop; closes it at once if already invalidated.
   func adoptHopGate(_ hopGate: DeliveryGate) {
-    hopGates.withLock { $0.append(hopGate) }
+    resources.withLock { $0.hopGates.append(hopGate) }
     if gate.isClosed { hopGate.close() }
   }
 
   /// Takes over a subscription; undoes it at once if already invalidated.
   func adopt(_ detachable: any Detachable) {
     let accepted = resources.withLock { resources -> Bool in
-      guard resources != nil else { return false }
-      resources?.detachables.append(detachable)
+      guard !resources.isInvalidated else { return false }
+      resources.detachables.append(detachable)
       return true
     }
     if !accepted { detachable.detach() }
@@ -71,8 +74,8 @@ public final class Observer: AnyObserver {
   /// Keeps `object` alive until invalidated; drops it at once if already invalidated.
   func retain(_ object: AnyObject) {
     let accepted = resources.withLock { resources -> Bool in
-      guard resources != nil else { return false }
-      resources?.retained.append(object)
+      guard !resources.isInvalidated else { return false }
+      resources.retained.append(object)
       return true
     }
     _ = accepted  // when refused, `object` is released here, outside the lock
@@ -91,18 +94,20 @@ public final class Observer: AnyObserver {
   /// the type's discussion of threads). Calling it again does nothing.
   public func invalidate() {
     gate.close()
-    for hopGate in hopGates.withLock({ $0 }) {
+    let (hopGates, detachables, retained) = resources.withLock { resources in
+      resources.isInvalidated = true
+      defer {
+        resources.detachables = []
+        resources.retained = []
+      }
+      return (resources.hopGates, resources.detachables, resources.retained)
+    }
+    for hopGate in hopGates {
       hopGate.close()
     }
-    let released = resources.withLock { resources in
-      let current = resources
-      resources = nil
-      return current
-    }
-    guard let released else { return }
-    for detachable in released.detachables {
+    for detachable in detachables {
       detachable.detach()
     }
-    // `released.retained` is released here, outside every lock.
+    _ = consume retained  // released here, outside every lock
   }
 }
