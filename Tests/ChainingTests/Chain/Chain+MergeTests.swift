@@ -220,46 +220,11 @@ private final class Slot: Fetchable {
   }
 
   @Test func invalidatingReleasesEveryClosureAndEveryRetainedSource() {
-    weak var weakFirst: ValueHolder<Int>?
-    weak var weakSecond: Notifier<Int>?
-    weak var weakFirstToken: Token?
-    weak var weakSecondToken: Token?
-    weak var weakAfterToken: Token?
-    let received = Recorder<Int>()
-    var observer: Observer?
-    do {
-      let first = ValueHolder(1)
-      let second = Notifier<Int>()
-      let firstToken = Token()
-      let secondToken = Token()
-      let afterToken = Token()
-      weakFirst = first
-      weakSecond = second
-      weakFirstToken = firstToken
-      weakSecondToken = secondToken
-      weakAfterToken = afterToken
-      observer = first.retain().chain().do { _ in _ = firstToken }
-        .merge(second.retain().chain().do { _ in _ = secondToken })
-        .do { value in
-          _ = afterToken
-          received.append(value)
-        }
-        .sync()
-    }
-    #expect(weakFirst != nil)
-    #expect(weakSecond != nil)
-    #expect(weakFirstToken != nil)
-    #expect(weakSecondToken != nil)
-    #expect(weakAfterToken != nil)
-    weakSecond?.notify(value: 2)
-    #expect(received.history == [1, 2])
-    observer?.invalidate()
-    #expect(weakFirst == nil)
-    #expect(weakSecond == nil)
-    #expect(weakFirstToken == nil)
-    #expect(weakSecondToken == nil)
-    #expect(weakAfterToken == nil)
-    _ = observer
+    expectJoinedChainReleasesEverythingOnInvalidate(
+      join: { $0.merge($1) },
+      describe: { "\($0)" },
+      expected: ["1", "2"]
+    )
   }
 
   // MARK: - Reentrancy

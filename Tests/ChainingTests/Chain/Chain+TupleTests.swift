@@ -140,46 +140,11 @@ import Testing
   }
 
   @Test func invalidatingReleasesEveryClosureAndEveryRetainedSource() {
-    weak var weakName: ValueHolder<String>?
-    weak var weakAge: Notifier<Int>?
-    weak var weakNameToken: Token?
-    weak var weakAgeToken: Token?
-    weak var weakAfterToken: Token?
-    let received = Recorder<String>()
-    var observer: Observer?
-    do {
-      let name = ValueHolder("Ann")
-      let age = Notifier<Int>()
-      let nameToken = Token()
-      let ageToken = Token()
-      let afterToken = Token()
-      weakName = name
-      weakAge = age
-      weakNameToken = nameToken
-      weakAgeToken = ageToken
-      weakAfterToken = afterToken
-      observer = name.retain().chain().do { _ in _ = nameToken }
-        .tuple(age.retain().chain().do { _ in _ = ageToken })
-        .do { pair in
-          _ = afterToken
-          received.append("\(pair.0 ?? "-") \(pair.1 ?? -1)")
-        }
-        .sync()
-    }
-    #expect(weakName != nil)
-    #expect(weakAge != nil)
-    #expect(weakNameToken != nil)
-    #expect(weakAgeToken != nil)
-    #expect(weakAfterToken != nil)
-    weakAge?.notify(value: 30)
-    #expect(received.history == ["Ann -1", "- 30"])
-    observer?.invalidate()
-    #expect(weakName == nil)
-    #expect(weakAge == nil)
-    #expect(weakNameToken == nil)
-    #expect(weakAgeToken == nil)
-    #expect(weakAfterToken == nil)
-    _ = observer
+    expectJoinedChainReleasesEverythingOnInvalidate(
+      join: { $0.tuple($1) },
+      describe: { "\($0.0.map(String.init) ?? "-") \($0.1.map(String.init) ?? "-")" },
+      expected: ["1 -", "- 2"]
+    )
   }
 
   // MARK: - Reentrancy
