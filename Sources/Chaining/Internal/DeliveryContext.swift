@@ -80,8 +80,6 @@ struct Causes: @unchecked Swift.Sendable {
   init(gates: [DeliveryGate]) {
     self.gates = gates
   }
-
-  static let none = Causes(gates: [])
 }
 
 /// The thread-local slot of `DeliveryContext.current`; created once.

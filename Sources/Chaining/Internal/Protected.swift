@@ -19,8 +19,8 @@ import Android
 /// `Synchronization.Mutex`, the state may be non-`Swift.Sendable` (values of
 /// a generic `T`, user closures): callers promise by construction that it
 /// never leaves the lock unguarded. Never call out to user code from inside
-/// `withLock`, except with a lock whose purpose is to be held during a call
-/// (the delivery gate's).
+/// `withLock`; the one documented exception is a value holder's `==`. A lock
+/// held around a call is a ``Lock``, not this.
 @usableFromInline
 final class Protected<State>: @unchecked Swift.Sendable {
   // @unchecked: `state` is only reached through `withLock`.
