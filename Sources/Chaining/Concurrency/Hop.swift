@@ -25,7 +25,8 @@ final class QueueHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
   func send(_ value: Value) {
     let causes = DeliveryContext.current.capture()
     queue.async { [self] in
-      DeliveryContext.current.run(with: causes) { gate.deliver(value, to: downstream) }
+      let context = DeliveryContext.current
+      context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
     }
   }
 }
@@ -73,9 +74,10 @@ final class MainActorHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
   private func run(_ value: Value) {
     let body = self.body
     let downstream = self.downstream
-    gate.deliver(value) { value in
+    let run = { (value: Value) in
       MainActor.assumeIsolated { body(value) }
       downstream(value)
     }
+    gate.deliver(value, to: run, in: DeliveryContext.current)
   }
 }

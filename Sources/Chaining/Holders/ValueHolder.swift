@@ -49,6 +49,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// Creates a holder of an `Equatable` value; setting an equal value broadcasts nothing.
   ///
   /// - Parameter initial: The value the holder starts with.
+  @inlinable
   public init(_ initial: T) where T: Equatable {
     store = HolderStore(initial)
     isEqual = { $0 == $1 }

@@ -14,56 +14,131 @@ import Android
 ///
 /// - `depth` counts the chains this thread is running right now. `invalidate()`
 ///   uses it to avoid waiting while the thread is itself inside a handler.
-/// - `causes` lists the chains the value being delivered has already passed
-///   through. A value that reaches a chain on that list is an echo of that
-///   chain's own delivery (a binding loop) and is dropped. When a value is
-///   queued for another thread, its causes travel with it, so a loop that
+/// - The *causes* are the chains the value being delivered has already
+///   passed through. A value that reaches a chain on that list is an echo of
+///   that chain's own delivery (a binding loop) and is dropped. When a value
+///   is queued for another thread, its causes travel with it, so a loop that
 ///   crosses threads is broken the same way as one on a single thread.
+///
+/// The context is a pointer to the thread's state, which lives until the
+/// thread ends: handing it around costs no reference counting, and the
+/// causes are a plain buffer of unretained gates, each kept alive by the
+/// delivery it belongs to or by the queued value whose causes were installed.
 @usableFromInline
-final class DeliveryContext {
-  @usableFromInline @exclusivity(unchecked) var depth = 0
-  /// Unretained: each is kept alive by the delivery it belongs to, or by the
-  /// queued item whose causes were installed.
-  @usableFromInline @exclusivity(unchecked) var causes: [Unmanaged<DeliveryGate>] = []
+struct DeliveryContext {
+  @usableFromInline
+  struct State {
+    @usableFromInline var depth = 0
+    @usableFromInline var count = 0
+    @usableFromInline var capacity = 0
+    @usableFromInline var causes: UnsafeMutablePointer<Unmanaged<DeliveryGate>>? = nil
+  }
+
+  @usableFromInline let state: UnsafeMutablePointer<State>
 
   @usableFromInline
-  init() {}
+  init(state: UnsafeMutablePointer<State>) {
+    self.state = state
+  }
 
-  /// The calling thread's context, created on first use and released when
-  /// the thread ends.
+  /// The calling thread's context, created on first use and freed when the
+  /// thread ends.
   @inlinable @inline(__always)
   static var current: DeliveryContext {
     if let raw = pthread_getspecific(contextKey) {
-      return Unmanaged<DeliveryContext>.fromOpaque(raw).takeUnretainedValue()
+      return DeliveryContext(state: raw.assumingMemoryBound(to: State.self))
     }
-    let context = DeliveryContext()
-    pthread_setspecific(contextKey, Unmanaged.passRetained(context).toOpaque())
-    return context
+    return makeCurrent()
+  }
+
+  @usableFromInline
+  static func makeCurrent() -> DeliveryContext {
+    let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+    state.initialize(to: State())
+    pthread_setspecific(contextKey, state)
+    return DeliveryContext(state: state)
+  }
+
+  /// How many chains this thread is running.
+  @inlinable
+  var depth: Int {
+    get { state.pointee.depth }
+    nonmutating set { state.pointee.depth = newValue }
+  }
+
+  /// Marks the start of a run of `gate`'s chain on this thread.
+  @inlinable @inline(__always)
+  func enter(_ gate: DeliveryGate) {
+    state.pointee.depth += 1
+    push(gate)
+  }
+
+  /// Marks the end of the chain's own steps; `leave()` follows once the
+  /// gate is released.
+  @inlinable @inline(__always)
+  func popCause() {
+    state.pointee.count -= 1
+  }
+
+  /// Marks the end of the run started by `enter(_:)`.
+  @inlinable @inline(__always)
+  func leave() {
+    state.pointee.depth -= 1
+  }
+
+  @inlinable @inline(__always)
+  func push(_ gate: DeliveryGate) {
+    let count = state.pointee.count
+    if count == state.pointee.capacity { grow() }
+    state.pointee.causes.unsafelyUnwrapped[count] = Unmanaged.passUnretained(gate)
+    state.pointee.count = count + 1
+  }
+
+  @usableFromInline
+  func grow() {
+    let capacity = max(8, state.pointee.capacity * 2)
+    let causes = UnsafeMutablePointer<Unmanaged<DeliveryGate>>.allocate(capacity: capacity)
+    if let old = state.pointee.causes {
+      causes.moveInitialize(from: old, count: state.pointee.count)
+      old.deallocate()
+    }
+    state.pointee.causes = causes
+    state.pointee.capacity = capacity
   }
 
   /// Whether `gate` is among the causes of the value being delivered.
   @inlinable @inline(__always)
   func isCaused(by gate: DeliveryGate) -> Bool {
-    if causes.isEmpty { return false }
+    let count = state.pointee.count
+    if count == 0 { return false }
+    let causes = state.pointee.causes.unsafelyUnwrapped
     let target = Unmanaged.passUnretained(gate).toOpaque()
-    return causes.contains { $0.toOpaque() == target }
+    for index in 0..<count where causes[index].toOpaque() == target {
+      return true
+    }
+    return false
   }
 
   /// The causes, retained, for a value that is queued for later.
   @usableFromInline
   func capture() -> Causes {
-    Causes(gates: causes.map { $0.takeUnretainedValue() })
+    let count = state.pointee.count
+    guard count > 0, let causes = state.pointee.causes else { return Causes(gates: []) }
+    return Causes(gates: (0..<count).map { causes[$0].takeUnretainedValue() })
   }
 
   /// Runs `body` with `causes` (plus `gate`, when given) installed, then
   /// restores the thread's own causes.
-  @inlinable @inline(__always)
+  @usableFromInline
   func run(with causes: Causes, adding gate: DeliveryGate? = nil, _ body: () -> Void) {
-    let saved = self.causes
-    self.causes = causes.gates.map { Unmanaged.passUnretained($0) }
-    if let gate { self.causes.append(Unmanaged.passUnretained(gate)) }
+    let saved = state.pointee.count
+    let own = saved == 0 ? [] : (0..<saved).map { state.pointee.causes.unsafelyUnwrapped[$0] }
+    state.pointee.count = 0
+    for cause in causes.gates { push(cause) }
+    if let gate { push(gate) }
     body()
-    self.causes = saved
+    state.pointee.count = 0
+    for cause in own { push(cause.takeUnretainedValue()) }
     withExtendedLifetime(causes) {}
   }
 }
@@ -92,10 +167,17 @@ struct Causes: @unchecked Swift.Sendable {
 
 #if canImport(Darwin)
 private func releaseContext(_ raw: UnsafeMutableRawPointer) {
-  Unmanaged<DeliveryContext>.fromOpaque(raw).release()
+  freeContext(raw)
 }
 #else
 private func releaseContext(_ raw: UnsafeMutableRawPointer?) {
-  if let raw { Unmanaged<DeliveryContext>.fromOpaque(raw).release() }
+  if let raw { freeContext(raw) }
 }
 #endif
+
+private func freeContext(_ raw: UnsafeMutableRawPointer) {
+  let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
+  state.pointee.causes?.deallocate()
+  state.deinitialize(count: 1)
+  state.deallocate()
+}

@@ -18,24 +18,32 @@ import Synchronization
 ///
 /// `close()` makes sure no run starts afterwards and, unless that could
 /// deadlock, waits for a run in progress on another thread to finish.
+///
+/// The common path takes no lock: a value claims the gate with one atomic
+/// compare-and-swap and releases it with another. A thread that finds the
+/// gate running, a closer that must wait, and a runner that finds values
+/// queued meet under the lock of the gate's ``ParkingLot`` stripe.
 @usableFromInline
 final class DeliveryGate: @unchecked Swift.Sendable {
-  // @unchecked: `state` is guarded by its lock, `closed` is atomic, and
-  // `busy` is held by the running thread for as long as it runs the chain.
+  // @unchecked: `pending` is guarded by the gate's ParkingLot stripe; the
+  // thread that set `running` in `word` is the only one running the chain.
 
-  @usableFromInline
-  struct State {
-    /// Starts `true`: the thread finishing the chain holds the gate until
-    /// `start(with:)`, so nothing runs before `sync()`'s fetched values.
-    @usableFromInline var isRunning = true
-    /// Runs queued while the chain was running.
-    @usableFromInline var pending: [Queued] = []
+  /// Set while a thread runs the chain.
+  @usableFromInline static let running = 1
+  /// Set while `pending` has runs: the runner must not simply stop.
+  @usableFromInline static let queued = 2
+  /// Set while a `close()` waits for the run to end.
+  @usableFromInline static let waiting = 4
+  /// Set once by `close()`; no run starts afterwards.
+  @usableFromInline static let closed = 8
 
-    @usableFromInline
-    init(isRunning: Bool) {
-      self.isRunning = isRunning
-    }
-  }
+  /// The flags above. Changes other than the two fast ones (claiming an
+  /// idle gate, `0 → running`, and releasing a gate nobody waits for,
+  /// `running → 0`) are made under the stripe's lock.
+  @usableFromInline let word: Atomic<Int>
+
+  /// Runs queued while the chain was running. Guarded by the stripe's lock.
+  @usableFromInline var pending: [Queued] = []
 
   @usableFromInline
   struct Queued {
@@ -49,87 +57,118 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     }
   }
 
-  /// Guards `State`. Never held while user code runs.
-  @usableFromInline let state: Protected<State>
-
   /// Creates a gate.
   ///
   /// - Parameter held: Whether the creating thread holds it until
-  ///   `start(with:)`: true for a chain's main gate, false for a hop's.
+  ///   `start(with:)`: true for a chain's main gate, so that nothing runs
+  ///   before `sync()`'s fetched values; false for a hop's.
   init(held: Bool) {
-    state = Protected(State(isRunning: held))
+    word = Atomic(held ? Self.running : 0)
   }
-  /// Held while the chain runs, so that `close()` can wait for the run.
-  @usableFromInline let busy = Lock()
-  /// Set once by `close()`; checked under `busy` before every run.
-  @usableFromInline let closed = Atomic(false)
 
   /// Whether `close()` has been called.
-  var isClosed: Bool { closed.load(ordering: .acquiring) }
+  var isClosed: Bool { word.load(ordering: .acquiring) & Self.closed != 0 }
 
   /// Runs `body(value)` under the gate's rules (see the type's discussion).
   ///
   /// With `dropsEchoes` false, a value this chain caused is run too (after
   /// the current one): for commands to the chain itself, such as a
-  /// suspender's changes.
+  /// suspender's changes. `context` is the calling thread's.
   @inlinable @inline(__always)
-  func deliver<Value>(_ value: Value, to body: @escaping (Value) -> Void, dropsEchoes: Bool = true) {
-    if closed.load(ordering: .acquiring) { return }
-    let context = DeliveryContext.current
+  func deliver<Value>(
+    _ value: Value,
+    to body: @escaping (Value) -> Void,
+    dropsEchoes: Bool = true,
+    in context: DeliveryContext
+  ) {
     if dropsEchoes, context.isCaused(by: self) { return }
-    let claimed = state.withLock { state -> Bool in
-      if !state.isRunning {
-        state.isRunning = true
-        return true
-      }
-      state.pending.append(Queued(causes: context.capture()) { body(value) })
-      return false
+    let (claimed, original) = word.compareExchange(expected: 0, desired: Self.running, ordering: .acquiring)
+    if claimed {
+      run(value, body, in: context)
+    } else if original & Self.closed == 0, queue(value, body, in: context) {
+      run(value, body, in: context)
     }
-    guard claimed else { return }
-    context.depth += 1
-    context.causes.append(Unmanaged.passUnretained(self))
-    busy.withLock {
-      if !closed.load(ordering: .acquiring) { body(value) }
-      context.causes.removeLast()
+  }
+
+  /// Runs `body(value)` on the thread that claimed the gate, then releases it.
+  @inlinable @inline(__always)
+  func run<Value>(_ value: Value, _ body: (Value) -> Void, in context: DeliveryContext) {
+    context.enter(self)
+    body(value)
+    context.popCause()
+    release(in: context)
+    context.leave()
+  }
+
+  /// Releases the claimed gate: at once when nothing is queued and nobody
+  /// waits, otherwise after running what was queued.
+  @inlinable @inline(__always)
+  func release(in context: DeliveryContext) {
+    if !word.compareExchange(expected: Self.running, desired: 0, ordering: .releasing).exchanged {
       runPending(in: context)
     }
-    context.depth -= 1
+  }
+
+  /// The slow path of `deliver`: claims the gate if it turns out idle
+  /// (returns true), otherwise queues the run or, when closed, drops it.
+  @usableFromInline
+  func queue<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) -> Bool {
+    ParkingLot.withLock(self) {
+      var current = word.load(ordering: .relaxed)
+      while true {
+        if current & Self.closed != 0 { return false }
+        let claims = current & Self.running == 0
+        let desired = current | (claims ? Self.running : Self.queued)
+        let (exchanged, original) = word.compareExchange(
+          expected: current,
+          desired: desired,
+          ordering: .acquiringAndReleasing
+        )
+        if exchanged {
+          if !claims {
+            pending.append(Queued(causes: context.capture()) { body(value) })
+          }
+          return claims
+        }
+        current = original
+      }
+    }
   }
 
   /// Opens the gate once the chain is finished: runs `first` (the fetches of
   /// `sync()`, in order), then what arrived while the chain was being
   /// finished, then lets values in.
   ///
-  /// Called once, by the thread that finished the chain.
+  /// Called once, by the thread that finished the chain, which holds the gate.
   func start(with first: [() -> Void]) {
     let context = DeliveryContext.current
-    context.depth += 1
-    context.causes.append(Unmanaged.passUnretained(self))
-    busy.withLock {
-      for run in first where !closed.load(ordering: .acquiring) {
-        run()
-      }
-      context.causes.removeLast()
-      runPending(in: context)
+    context.enter(self)
+    for run in first where !isClosed {
+      run()
     }
-    context.depth -= 1
+    context.popCause()
+    release(in: context)
+    context.leave()
   }
 
-  /// Runs what was queued meanwhile, until the queue is empty, then stops running.
+  /// Runs what was queued meanwhile, until the queue is empty, then releases
+  /// the gate and wakes a waiting `close()`.
   @usableFromInline
   func runPending(in context: DeliveryContext) {
     while true {
-      let batch = state.withLock { state -> [Queued] in
-        if state.pending.isEmpty {
-          state.isRunning = false
+      let batch = ParkingLot.withLock(self) { () -> [Queued] in
+        if pending.isEmpty {
+          let released = word.load(ordering: .relaxed) & Self.closed
+          let original = word.exchange(released, ordering: .acquiringAndReleasing)
+          if original & Self.waiting != 0 { ParkingLot.wakeAll(self) }
           return []
         }
-        let batch = state.pending
-        state.pending = []
-        return batch
+        word.bitwiseAnd(~Self.queued, ordering: .relaxed)
+        defer { pending = [] }
+        return pending
       }
       if batch.isEmpty { return }
-      for queued in batch where !closed.load(ordering: .acquiring) {
+      for queued in batch where !isClosed {
         context.run(with: queued.causes, adding: self, queued.run)
       }
     }
@@ -142,15 +181,27 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// a delivery: two handlers closing each other's chains from two threads
   /// would otherwise wait for each other forever.
   func close() {
-    closed.store(true, ordering: .sequentiallyConsistent)
-    let (running, dropped) = state.withLock { state in
-      let dropped = state.pending
-      state.pending = []
-      return (state.isRunning, dropped)
+    let waits = DeliveryContext.current.depth == 0
+    let (running, dropped) = ParkingLot.withLock(self) { () -> (Bool, [Queued]) in
+      // Only the two fast changes can happen meanwhile: retry until none does.
+      var current = word.load(ordering: .relaxed)
+      while true {
+        let running = current & Self.running != 0
+        let desired = (current | Self.closed | (running && waits ? Self.waiting : 0)) & ~Self.queued
+        let (exchanged, original) = word.compareExchange(
+          expected: current,
+          desired: desired,
+          ordering: .acquiringAndReleasing
+        )
+        if exchanged { break }
+        current = original
+      }
+      defer { pending = [] }
+      return (current & Self.running != 0, pending)
     }
     _ = consume dropped  // released here, outside the lock
-    if running, DeliveryContext.current.depth == 0 {
-      busy.withLock {}
+    if running, waits {
+      ParkingLot.wait(for: self) { word.load(ordering: .acquiring) & Self.running == 0 }
     }
   }
 }

@@ -2,27 +2,36 @@
 
 /// A holder's state together with the observers of its events.
 ///
-/// Every write runs under the state's lock and decides there which events
+/// Every write runs under the lock and decides there which events
 /// it broadcasts, so the broadcasts reach every chain in the order of the
 /// writes, whatever threads make them. The events are delivered after
-/// unlocking. The core's lock is taken inside the state's, never the other
-/// way round.
+/// unlocking. The state shares the core's lock: a write takes one lock,
+/// both to change the state and to claim the delivery of its events.
 @usableFromInline
 final class HolderStore<State, Event>: @unchecked Swift.Sendable {
-  // @unchecked: `state` is guarded by its lock and `core` guards itself.
+  // @unchecked: `value` is guarded by `core.state`'s lock, and `core`
+  // guards itself.
 
   @usableFromInline let core = _SenderCore<Event>()
-  @usableFromInline let state: Protected<State>
+  /// The holder's state. Guarded by `core.state`'s lock: reach it only
+  /// through `withLock`.
+  @usableFromInline @exclusivity(unchecked) var value: State
 
   @usableFromInline
   init(_ initial: State) {
-    state = Protected(initial)
+    value = initial
+  }
+
+  /// Runs `body` with the state and the core's state, under the core's lock.
+  @inlinable @inline(__always)
+  func withLock<Result>(_ body: (inout State, inout _SenderCore<Event>.State) -> Result) -> Result {
+    core.state.withLock { body(&value, &$0) }
   }
 
   /// Subscribes a finished chain and, in the same step, takes the value its
   /// `sync()` sends.
   ///
-  /// Under the state's lock no write can come in between: every write made
+  /// Under the lock no write can come in between: every write made
   /// before is in the fetched value and reaches the chain no other way, and
   /// every write made after reaches it as an event. `fetched` runs under the
   /// lock and returns `nil` when there is nothing to fetch.
@@ -31,8 +40,8 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     _ handler: @escaping (Event) -> Void,
     fetched: (inout State) -> Event?
   ) {
-    let (subscription, value) = state.withLock { state in
-      (core.subscribe(gate: context.gate, handler: handler), fetched(&state))
+    let (subscription, value) = withLock { state, coreState in
+      (core.subscribe(gate: context.gate, handler: handler, in: &coreState), fetched(&state))
     }
     context.add(subscription)
     if let value {
@@ -47,18 +56,21 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// the old value is released after unlocking.
   @inlinable @inline(__always)
   func replace(with newValue: State, isEqual: ((State, State) -> Bool)?, event: (State) -> Event) {
-    write { stored in
-      if let isEqual, isEqual(stored, newValue) { return (nil, nil) }
+    // Not `write`: its type-erased garbage would box the old value.
+    let (claim, old) = withLock { stored, coreState -> (_SenderCore<Event>.Claim, State?) in
+      if let isEqual, isEqual(stored, newValue) { return (.none, nil) }
       let old = stored
       stored = newValue
-      return (event(newValue), old)
+      return (core.claim(event(newValue), in: &coreState), old)
     }
+    _ = consume old
+    if case .deliver = claim { core.run(claim, event(newValue)) }
   }
 
   /// Reads the state under the lock.
   @inlinable @inline(__always)
   func read<Result>(_ body: (State) -> Result) -> Result {
-    state.withLock { body($0) }
+    withLock { state, _ in body(state) }
   }
 
   /// Changes the state and broadcasts the events `update` returns, in order.
@@ -70,9 +82,9 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   func writeEvents<Result>(
     _ update: (inout State) -> (events: [Event], result: Result, garbage: Any?)
   ) -> Result {
-    let (claim, events, result, garbage) = state.withLock { state in
+    let (claim, events, result, garbage) = withLock { state, coreState in
       let (events, result, garbage) = update(&state)
-      let claim = core.state.withLock { _SenderCore<Event>.claim(contentsOf: events, in: &$0) }
+      let claim = core.claim(contentsOf: events, in: &coreState)
       return (claim, events, result, garbage)
     }
     _ = consume garbage
@@ -85,10 +97,10 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// The common case of `writeEvents(_:)`, without building an array.
   @inlinable @inline(__always)
   func write(_ update: (inout State) -> (event: Event?, garbage: Any?)) {
-    let (claim, event, garbage) = state.withLock { state -> (_SenderCore<Event>.Claim, Event?, Any?) in
+    let (claim, event, garbage) = withLock { state, coreState -> (_SenderCore<Event>.Claim, Event?, Any?) in
       let (event, garbage) = update(&state)
       guard let event else { return (.none, nil, garbage) }
-      return (core.state.withLock { _SenderCore<Event>.claim(event, in: &$0) }, event, garbage)
+      return (core.claim(event, in: &coreState), event, garbage)
     }
     _ = consume garbage
     if let event { core.run(claim, event) }

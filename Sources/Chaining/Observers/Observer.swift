@@ -35,37 +35,47 @@
 ///
 /// To wait, `invalidate()` blocks until the other thread's handler returns;
 /// do not call it while holding a lock that a handler of this chain takes.
-public final class Observer: AnyObserver {
+public final class Observer: AnyObserver, @unchecked Swift.Sendable {
+  // @unchecked: the resources below are guarded by the observer's
+  // ParkingLot stripe; `gate` is a constant.
+
   /// The gate values enter the chain through.
   let gate = DeliveryGate(held: true)
-  /// What the observer holds, under one lock.
-  private let resources = Protected(Resources())
 
-  private struct Resources {
-    /// Subscriptions to undo; emptied by the first `invalidate()`.
-    var detachables: [any Detachable] = []
-    /// Objects kept alive; emptied by the first `invalidate()`.
-    var retained: [AnyObject] = []
-    /// The gates of steps that hop to another thread. Kept after
-    /// invalidation: every `invalidate()` call closes them all, so that a
-    /// second caller also returns only once no hop delivers any more.
-    var hopGates: [DeliveryGate] = []
-    var isInvalidated = false
-  }
+  // The resources, guarded by the observer's ParkingLot stripe. A stripe
+  // rather than a lock of its own: they change only while the chain is
+  // built and when it is invalidated, and an observer is the object a
+  // program has most of.
+
+  /// The first subscription to undo, kept inline: most chains have one source.
+  private var firstDetachable: (any Detachable)?
+  /// The other subscriptions to undo.
+  private var detachables: [any Detachable] = []
+  /// Objects kept alive until invalidated.
+  private var retained: [AnyObject] = []
+  /// The gates of steps that hop to another thread. Kept after
+  /// invalidation: every `invalidate()` call closes them all, so that a
+  /// second caller also returns only once no hop delivers any more.
+  private var hopGates: [DeliveryGate] = []
+  private var isDetached = false
 
   init() {}
 
   /// Adds the gate of a hop; closes it at once if already invalidated.
   func adoptHopGate(_ hopGate: DeliveryGate) {
-    resources.withLock { $0.hopGates.append(hopGate) }
+    ParkingLot.withLock(self) { hopGates.append(hopGate) }
     if gate.isClosed { hopGate.close() }
   }
 
   /// Takes over a subscription; undoes it at once if already invalidated.
   func adopt(_ detachable: any Detachable) {
-    let accepted = resources.withLock { resources -> Bool in
-      guard !resources.isInvalidated else { return false }
-      resources.detachables.append(detachable)
+    let accepted = ParkingLot.withLock(self) { () -> Bool in
+      if isDetached { return false }
+      if firstDetachable == nil {
+        firstDetachable = detachable
+      } else {
+        detachables.append(detachable)
+      }
       return true
     }
     if !accepted { detachable.detach() }
@@ -73,9 +83,9 @@ public final class Observer: AnyObserver {
 
   /// Keeps `object` alive until invalidated; drops it at once if already invalidated.
   func retain(_ object: AnyObject) {
-    let accepted = resources.withLock { resources -> Bool in
-      guard !resources.isInvalidated else { return false }
-      resources.retained.append(object)
+    let accepted = ParkingLot.withLock(self) { () -> Bool in
+      if isDetached { return false }
+      retained.append(object)
       return true
     }
     _ = accepted  // when refused, `object` is released here, outside the lock
@@ -94,20 +104,23 @@ public final class Observer: AnyObserver {
   /// the type's discussion of threads). Calling it again does nothing.
   public func invalidate() {
     gate.close()
-    let (hopGates, detachables, retained) = resources.withLock { resources in
-      resources.isInvalidated = true
+    typealias Resources = ([DeliveryGate], (any Detachable)?, [any Detachable], [AnyObject])
+    let (gates, first, others, objects) = ParkingLot.withLock(self) { () -> Resources in
+      isDetached = true
       defer {
-        resources.detachables = []
-        resources.retained = []
+        firstDetachable = nil
+        detachables = []
+        retained = []
       }
-      return (resources.hopGates, resources.detachables, resources.retained)
+      return (hopGates, firstDetachable, detachables, retained)
     }
-    for hopGate in hopGates {
+    for hopGate in gates {
       hopGate.close()
     }
-    for detachable in detachables {
+    first?.detach()
+    for detachable in others {
       detachable.detach()
     }
-    _ = consume retained  // released here, outside every lock
+    _ = consume objects  // released here, outside every lock
   }
 }

@@ -1,0 +1,114 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+// MARK: - ParkingLot
+
+/// A fixed table of locks and condition variables shared by all objects:
+/// the slow path of objects too numerous to own a lock each.
+///
+/// An observer and its delivery gate take no lock on the common path (one
+/// atomic compare-and-swap each way), and lock only to queue a value, to
+/// wait for a run to end, or to change what the observer holds. A
+/// `pthread_mutex_t` and a `pthread_cond_t` of their own would add about
+/// 100 bytes and two allocations to every binding, for locks that are
+/// rarely taken. So each object is mapped by its address to one of a fixed
+/// number of stripes, and takes that stripe's lock instead. Two objects may
+/// share a stripe; that only makes them wait for each other's few
+/// instructions under the lock, never for each other's user code, because
+/// a stripe is never held while user code runs or while another lock is
+/// taken. A thread waiting on a stripe's condition may be woken for another
+/// object's change; every wait rechecks its own condition.
+///
+/// This is the idea of WebKit's and Rust's "parking lot", without the
+/// per-thread queues: these locks are held for a handful of instructions.
+enum ParkingLot {
+  /// The number of stripes: a power of two.
+  private static let count = 64
+
+  /// Bytes from one stripe (a mutex, then a condition variable) to the
+  /// next, rounded up to whole cache lines so that two stripes never share one.
+  private static let stride =
+    (MemoryLayout<pthread_mutex_t>.stride + MemoryLayout<pthread_cond_t>.size + 127) & ~127
+
+  /// The stripes, created once and never freed.
+  private nonisolated(unsafe) static let stripes: UnsafeMutableRawPointer = {
+    let memory = UnsafeMutableRawPointer.allocate(byteCount: count * stride, alignment: 128)
+    for index in 0..<count {
+      let stripe = Stripe(memory + index * stride)
+      stripe.mutex.initialize(to: pthread_mutex_t())
+      stripe.condition.initialize(to: pthread_cond_t())
+      var status = pthread_mutex_init(stripe.mutex, nil)
+      precondition(status == 0, "Chaining: pthread_mutex_init failed with status \(status)")
+      status = pthread_cond_init(stripe.condition, nil)
+      precondition(status == 0, "Chaining: pthread_cond_init failed with status \(status)")
+    }
+    return memory
+  }()
+
+  /// One stripe's mutex and condition variable.
+  private struct Stripe {
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    init(_ base: UnsafeMutableRawPointer) {
+      mutex = base.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+      condition = (base + MemoryLayout<pthread_mutex_t>.stride).bindMemory(to: pthread_cond_t.self, capacity: 1)
+    }
+
+    func lock() {
+      let status = pthread_mutex_lock(mutex)
+      precondition(status == 0, "Chaining: pthread_mutex_lock failed with status \(status)")
+    }
+
+    func unlock() {
+      let status = pthread_mutex_unlock(mutex)
+      precondition(status == 0, "Chaining: pthread_mutex_unlock failed with status \(status)")
+    }
+  }
+
+  /// The stripe of `object`.
+  private static func stripe(of object: AnyObject) -> Stripe {
+    let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+    // Objects are at least 16-byte aligned; mix in higher bits so that
+    // objects allocated one after the other spread over the stripes.
+    let index = Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (count - 1)
+    return Stripe(stripes + index * stride)
+  }
+
+  /// Runs `body` while holding the lock of `object`'s stripe.
+  ///
+  /// `body` must not run user code, take another lock, or release the last
+  /// reference to an object (a `deinit` could do either).
+  static func withLock<Result>(_ object: AnyObject, _ body: () throws -> Result) rethrows -> Result {
+    let stripe = stripe(of: object)
+    stripe.lock()
+    defer { stripe.unlock() }
+    return try body()
+  }
+
+  /// Waits, holding the lock of `object`'s stripe, until `isDone` returns true.
+  ///
+  /// `isDone` is checked under the lock; whoever makes it true must call
+  /// ``wakeAll(_:)`` while holding the same stripe's lock.
+  static func wait(for object: AnyObject, until isDone: () -> Bool) {
+    let stripe = stripe(of: object)
+    stripe.lock()
+    while !isDone() {
+      let status = pthread_cond_wait(stripe.condition, stripe.mutex)
+      precondition(status == 0, "Chaining: pthread_cond_wait failed with status \(status)")
+    }
+    stripe.unlock()
+  }
+
+  /// Wakes every thread waiting on `object`'s stripe; call it under that stripe's lock.
+  static func wakeAll(_ object: AnyObject) {
+    pthread_cond_broadcast(stripe(of: object).condition)
+  }
+}

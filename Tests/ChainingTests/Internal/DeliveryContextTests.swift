@@ -1,0 +1,61 @@
+import Testing
+
+@testable import Chaining
+
+@Suite struct DeliveryContextTests {
+  @Test func causesDeeperThanTheFirstBufferAreAllKept() {
+    let gates = (0..<40).map { _ in DeliveryGate(held: false) }
+    let other = DeliveryGate(held: false)
+    spawn {
+      let context = DeliveryContext.current
+      for gate in gates { context.enter(gate) }
+      #expect(gates.allSatisfy { context.isCaused(by: $0) })
+      #expect(!context.isCaused(by: other))
+      #expect(context.capture().gates.map(ObjectIdentifier.init) == gates.map(ObjectIdentifier.init))
+      #expect(context.depth == gates.count)
+      for _ in gates {
+        context.popCause()
+        context.leave()
+      }
+      #expect(!context.isCaused(by: gates[0]))
+      #expect(context.depth == 0)
+    }.wait()
+  }
+
+  @Test func runningWithQueuedCausesRestoresTheThreadsOwn() {
+    let own = DeliveryGate(held: false)
+    let queued = DeliveryGate(held: false)
+    let added = DeliveryGate(held: false)
+    spawn {
+      let context = DeliveryContext.current
+      context.enter(own)
+      var inside: [Bool] = []
+      context.run(with: Causes(gates: [queued]), adding: added) {
+        inside = [context.isCaused(by: own), context.isCaused(by: queued), context.isCaused(by: added)]
+      }
+      #expect(inside == [false, true, true])
+      #expect(context.isCaused(by: own))
+      #expect(!context.isCaused(by: queued))
+      #expect(!context.isCaused(by: added))
+      context.popCause()
+      context.leave()
+    }.wait()
+  }
+
+  @Test func aRingOfTwentyHoldersSettlesAfterOneRound() {
+    let holders = (0..<20).map { _ in ValueHolder(0) }
+    let runs = Recorder<Int>()
+    let observers = holders.indices.map { index in
+      holders[index].chain()
+        .do { _ in runs.append(index) }
+        .sendTo(holders[(index + 1) % holders.count])
+        .end()
+    }
+    holders[0].value = 5
+    #expect(holders.map(\.value) == Array(repeating: 5, count: 20))
+    // Each chain ran once; the last one's write back into the first holder
+    // is an echo, dropped by every chain of the ring.
+    #expect(runs.history == Array(0..<20))
+    withExtendedLifetime(observers) {}
+  }
+}
