@@ -26,6 +26,7 @@ extension Chain {
   /// fetchable source in order; with two fetchable sources it sends exactly
   /// one pair. Each finished chain keeps its own latest values, alive for as
   /// long as the observer. Sources are held as their own chains hold them.
+  @inlinable
   public func combine<Other, OtherSource>(
     _ other: Chain<Other, OtherSource>
   ) -> Chain<(Value, Other), Source> {
@@ -36,6 +37,7 @@ extension Chain {
   ///
   /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of `(A, B, Other)` triples.
+  @inlinable
   public func combine<A, B, Other, OtherSource>(
     _ other: Chain<Other, OtherSource>
   ) -> Chain<(A, B, Other), Source> where Value == (A, B) {
@@ -46,6 +48,7 @@ extension Chain {
   ///
   /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of `(A, B, C, Other)` tuples.
+  @inlinable
   public func combine<A, B, C, Other, OtherSource>(
     _ other: Chain<Other, OtherSource>
   ) -> Chain<(A, B, C, Other), Source> where Value == (A, B, C) {
@@ -56,13 +59,15 @@ extension Chain {
   ///
   /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of `(A, B, C, D, Other)` tuples.
+  @inlinable
   public func combine<A, B, C, D, Other, OtherSource>(
     _ other: Chain<Other, OtherSource>
   ) -> Chain<(A, B, C, D, Other), Source> where Value == (A, B, C, D) {
     combinePair(other, by: "combine(_:)").map { ($0.0, $0.1, $0.2, $0.3, $1) }
   }
 
-  private func combinePair<Other, OtherSource>(
+  @inlinable
+  func combinePair<Other, OtherSource>(
     _ other: Chain<Other, OtherSource>,
     by step: StaticString
   ) -> Chain<(Value, Other), Source> {

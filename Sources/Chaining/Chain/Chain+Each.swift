@@ -14,6 +14,7 @@ extension Chain where Value: Sequence {
   ///
   /// All elements of one value are passed on before the next value is
   /// handled. An empty sequence passes nothing on.
+  @inlinable
   public func each() -> Chain<Value.Element, Source> {
     appending("each()") { downstream in
       { sequence in

@@ -17,6 +17,7 @@ extension Chain where Value: Equatable {
   /// The first value always passes, including the value ``sync()`` sends;
   /// it then counts as the last value passed. Each finished chain keeps its
   /// own last value, alive for as long as the observer.
+  @inlinable
   public func guardIfEqual() -> Chain<Value, Source> {
     appending("guardIfEqual()") { downstream in
       let last = Box<Value?>(nil)
@@ -39,6 +40,7 @@ extension Chain where Value: Equatable {
   /// ```
   ///
   /// - Returns: A chain without consecutive duplicates.
+  @inlinable
   public func removeDuplicates() -> Chain<Value, Source> {
     guardIfEqual()
   }
@@ -48,7 +50,8 @@ extension Chain where Value: Equatable {
 ///
 /// Only the step that created it reads and writes it, and the chain's gate
 /// runs one value at a time, so it needs no lock.
+@usableFromInline
 final class Box<Value> {
-  @exclusivity(unchecked) var value: Value
-  init(_ value: Value) { self.value = value }
+  @usableFromInline @exclusivity(unchecked) var value: Value
+  @usableFromInline init(_ value: Value) { self.value = value }
 }

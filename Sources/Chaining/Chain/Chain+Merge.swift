@@ -27,6 +27,7 @@ extension Chain {
   /// order they were merged, and sends each value through. Each source is
   /// held as its own chain holds it; one source being released does not
   /// affect the others. Handlers may send into any of the sources.
+  @inlinable
   public func merge<OtherSource>(_ other: Chain<Value, OtherSource>) -> Chain<Value, Source> {
     let build = consume(by: "merge(_:)")
     let otherBuild = other.consume(by: "merge(_:)")

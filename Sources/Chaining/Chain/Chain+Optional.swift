@@ -14,6 +14,7 @@ extension Chain {
   /// ```
   ///
   /// - Returns: A chain of the same values, as optionals.
+  @inlinable
   public func optional() -> Chain<Value?, Source> {
     appending("optional()") { downstream in
       { value in downstream(.some(value)) }
@@ -31,6 +32,7 @@ extension Chain {
   ///
   /// - Parameter transform: Called with every value that reaches this step.
   /// - Returns: A chain of the non-`nil` results.
+  @inlinable
   public func compactMap<Next>(_ transform: @escaping (Value) -> Next?) -> Chain<Next, Source> {
     appending("compactMap(_:)") { downstream in
       { value in
@@ -49,6 +51,7 @@ extension Chain {
   /// ```
   ///
   /// - Returns: A chain of the non-`nil` values, unwrapped.
+  @inlinable
   public func unwrap<Wrapped>() -> Chain<Wrapped, Source> where Value == Wrapped? {
     appending("unwrap()") { downstream in
       { value in
@@ -70,6 +73,7 @@ extension Chain {
   /// ```
   ///
   /// - Returns: A chain of the values, unwrapped.
+  @inlinable
   public func forceUnwrap<Wrapped>() -> Chain<Wrapped, Source> where Value == Wrapped? {
     appending("forceUnwrap()") { downstream in
       { value in

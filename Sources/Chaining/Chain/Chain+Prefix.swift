@@ -20,6 +20,7 @@ extension Chain {
   /// subscriptions, closures and retained objects. With a `count` of 0,
   /// nothing is passed on and the first value that arrives invalidates the
   /// observer.
+  @inlinable
   public func prefix(_ count: Int) -> Chain<Value, Source> {
     if count < 0 { fatalError("Chain.prefix(_:): count must not be negative, got \(count)") }
     return appending("prefix(_:)") { downstream, context in
@@ -47,6 +48,7 @@ extension Chain {
   /// ```
   ///
   /// - Returns: A chain that ends after one value.
+  @inlinable
   public func first() -> Chain<Value, Source> {
     prefix(1)
   }

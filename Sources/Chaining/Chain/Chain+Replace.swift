@@ -13,6 +13,7 @@ extension Chain {
   /// - Parameter value: The value to send instead. The finished observer
   ///   holds it.
   /// - Returns: A chain of `value`, once for every value that reaches this step.
+  @inlinable
   public func replace<Next>(_ value: Next) -> Chain<Next, Source> {
     appending("replace(_:)") { downstream in
       { _ in downstream(value) }
@@ -29,6 +30,7 @@ extension Chain {
   /// ```
   ///
   /// - Returns: A chain of `Void` values.
+  @inlinable
   public func replaceWithVoid() -> Chain<Void, Source> {
     replace(())
   }

@@ -18,6 +18,7 @@ extension Chain {
   ///
   /// Each finished chain keeps its own result, starting from `initial`; the
   /// value ``sync()`` sends is accumulated like any other.
+  @inlinable
   public func scan<Result>(
     _ initial: Result,
     _ next: @escaping (Result, Value) -> Result

@@ -25,6 +25,7 @@ extension Chain {
   ///
   /// `receive(value:)` runs on the delivering thread, also for the value
   /// ``sync()`` sends.
+  @inlinable
   public func sendTo<Receiver: Receivable>(_ receiver: Receiver) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     appending("sendTo(_:)") { downstream in
@@ -47,6 +48,7 @@ extension Chain {
   /// - Parameter retainer: The receiver, from ``Chainable/retain()`` or
   ///   ``Retainer/init(_:)``.
   /// - Returns: A chain with the same values.
+  @inlinable
   public func sendTo<Receiver: Receivable>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     let receiver = retainer.object

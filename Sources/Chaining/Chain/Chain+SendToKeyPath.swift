@@ -23,6 +23,7 @@ extension Chain {
   ///
   /// The write happens on the delivering thread, also for the value
   /// ``sync()`` sends.
+  @inlinable
   public func sendTo<Root: AnyObject>(
     _ object: Root,
     _ keyPath: ReferenceWritableKeyPath<Root, Value>
@@ -61,6 +62,7 @@ extension Chain {
   ///   - part: The key path of the part to send: `\.0`, `\.1` … for a tuple,
   ///     any property for another type.
   /// - Returns: A chain with the same values.
+  @inlinable
   public func sendTo<Receiver: Receivable>(
     _ receiver: Receiver,
     from part: KeyPath<Value, Receiver.ReceiveValue>

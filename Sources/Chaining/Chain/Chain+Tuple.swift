@@ -24,6 +24,7 @@ extension Chain {
   /// ``sync()``, when this chain's source is ``Fetchable``, sends one pair for
   /// each fetchable source, in source order. Sources are held as their own
   /// chains hold them.
+  @inlinable
   public func tuple<Other, OtherSource>(_ other: Chain<Other, OtherSource>) -> Chain<(Value?, Other?), Source> {
     let build = consume(by: "tuple(_:)")
     let otherBuild = other.consume(by: "tuple(_:)")

@@ -36,11 +36,13 @@ public final class Chain<Value, Source: Chainable> {
   private let build: Build
   private var isConsumed = false
 
+  @usableFromInline
   init(build: @escaping Build) {
     self.build = build
   }
 
   /// Consumes this chain and returns its build function.
+  @usableFromInline
   func consume(by step: StaticString) -> Build {
     // fatalError rather than precondition: its message survives -O builds.
     if isConsumed {

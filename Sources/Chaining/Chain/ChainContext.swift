@@ -8,7 +8,7 @@
 /// straight to it, and steps such as ``Chain/prefix(_:)`` can end it.
 public final class _ChainContext {
   /// The observer of the chain being finished.
-  let observer = Observer()
+  @usableFromInline let observer = Observer()
   /// What `sync()` runs, in source order.
   private var fetches: [() -> Void] = []
 
