@@ -8,23 +8,34 @@ import Synchronization
 /// can name it. The library's own senders store one; a user's class that
 /// adopts ``Sendable`` gets one from the sender registry.
 ///
-/// - Observers are kept in subscription order in a copy-on-write array. A
-///   broadcast snapshots the array under the lock and calls the observers
-///   after unlocking.
-/// - Removing an observer is O(1): its slot is cleared, and the array is
-///   compacted once more than half of it is empty.
 /// - Broadcasts are delivered one at a time, each to every observer before
 ///   the next begins, in the order they were made. A broadcast made while
 ///   this sender is delivering, from another thread or from a handler on
 ///   this one, is queued and delivered by the delivering thread right after
 ///   the current one. So every chain sees the sender's values in the same
 ///   order, and the last value each sees is the last one broadcast.
+/// - Removing an observer is O(1): its slot is cleared, and the list is
+///   compacted once more than half of it is empty.
+///
+/// ### The fast path
+/// The observers are a `SlotList`, and one atomic word holds both a pointer
+/// to it and the flags below. A broadcast with nobody else delivering or
+/// changing the list claims the delivery with one compare-and-swap, reads
+/// the list it claimed without retaining it, and stops with another: no
+/// lock, no reference counting. That is safe because the list a delivering
+/// thread reads is never changed in place: a subscribe or unsubscribe made
+/// meanwhile (under the lock) changes a copy, puts it in the word, and
+/// keeps the old list alive until the delivery ends. Everything else (a
+/// broadcast that finds the sender delivering, queued broadcasts, releasing
+/// old lists) takes the lock.
 public final class _SenderCore<Value>: @unchecked Swift.Sendable {
-  // @unchecked: all mutable state is in `state`, guarded by its lock.
+  // @unchecked: `state` is guarded by its lock; `word` is atomic; a list
+  // is changed in place only under the lock while no thread reads it
+  // unlocked (see the type's discussion).
 
   @usableFromInline
   struct State {
-    @usableFromInline var slots: ContiguousArray<Subscription?> = []
+    /// How many observers the current list has.
     @usableFromInline var live = 0
     /// Broadcasts waiting for the delivering thread, oldest first, each
     /// with the chains it had passed through when it was made, and the
@@ -32,13 +43,84 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     @usableFromInline var pending: [Pending] = []
     /// The serial of the next subscription.
     @usableFromInline var nextSerial: UInt64 = 0
+    /// Lists replaced while a thread was delivering from them; released
+    /// when that delivery ends.
+    @usableFromInline var retired: [SlotList] = []
 
     @usableFromInline
     init() {}
   }
 
-  /// The observers a broadcast is delivered to.
-  @usableFromInline typealias Snapshot = ContiguousArray<Subscription?>
+  /// The observers, in subscription order; `nil` for a removed one.
+  ///
+  /// Its own storage rather than an array, so that a delivering thread can
+  /// walk it with plain loads: reading an array out of an object would
+  /// retain and release its buffer on every broadcast.
+  @usableFromInline
+  final class SlotList {
+    /// `count` initialized slots, room for `capacity`.
+    @usableFromInline @exclusivity(unchecked) var base: UnsafeMutablePointer<Subscription?>
+    @usableFromInline @exclusivity(unchecked) var count = 0
+    @exclusivity(unchecked) private var capacity: Int
+
+    init(capacity: Int) {
+      self.capacity = max(capacity, 4)
+      base = .allocate(capacity: self.capacity)
+    }
+
+    /// A list with the same slots as `other`.
+    convenience init(copying other: SlotList) {
+      self.init(capacity: other.count + other.count / 2)
+      base.initialize(from: other.base, count: other.count)
+      count = other.count
+    }
+
+    deinit {
+      base.deinitialize(count: count)
+      base.deallocate()
+    }
+
+    subscript(index: Int) -> Subscription? {
+      get { base[index] }
+      set { base[index] = newValue }
+    }
+
+    func append(_ subscription: Subscription) {
+      if count == capacity {
+        capacity *= 2
+        let grown = UnsafeMutablePointer<Subscription?>.allocate(capacity: capacity)
+        grown.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = grown
+      }
+      (base + count).initialize(to: subscription)
+      count += 1
+    }
+
+    /// Moves the observers to the front, in order, updating their indexes.
+    func compact() {
+      var kept = 0
+      for index in 0..<count {
+        guard let subscription = base[index] else { continue }
+        subscription.index = kept
+        base[kept] = subscription
+        kept += 1
+      }
+      (base + kept).deinitialize(count: count - kept)
+      count = kept
+    }
+
+    /// The subscription in slot `index`, for borrowing without a retain.
+    ///
+    /// The list keeps every subscription alive, and each keeps its gate
+    /// and handler. Borrowing them, rather than copying each reference out,
+    /// saves three retain/release pairs per observer per value.
+    @inlinable @inline(__always)
+    func unmanaged(at index: Int) -> Unmanaged<Subscription>? {
+      // A `Subscription?` is a nullable reference.
+      UnsafeRawPointer(base + index).load(as: UnsafeRawPointer?.self).map { Unmanaged.fromOpaque($0) }
+    }
+  }
 
   /// A broadcast waiting for the delivering thread.
   ///
@@ -64,25 +146,42 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   enum Claim {
     /// Nothing: there is no observer, or the delivering thread will deliver it.
     case none
-    /// Deliver to `Snapshot`, then the queued values, with `finish()`.
-    case deliver(Snapshot)
+    /// Deliver to the list, then stop with `finish(claimed:)`, passing the
+    /// word as it was claimed.
+    case deliver(Unmanaged<SlotList>, claimed: UInt)
   }
 
   @usableFromInline let state = Protected(State())
 
-  /// Set while a thread delivers this sender's broadcasts.
-  @usableFromInline static var delivering: Int { 1 }
-  /// Set while `State.pending` has broadcasts: the delivering thread must
-  /// not simply stop.
-  @usableFromInline static var queued: Int { 2 }
+  /// The current list (a retained pointer, or 0 when there is no observer)
+  /// and the flags below.
+  @usableFromInline let word = Atomic<UInt>(0)
 
-  /// The two flags above. Set only under `state`'s lock; the delivering
-  /// thread clears them, without the lock when nothing is queued, so that
-  /// a broadcast costs one lock rather than two.
-  @usableFromInline let flags = Atomic<Int>(0)
+  /// Set while a thread delivers; the list it claimed stays unchanged.
+  @usableFromInline static var delivering: UInt { 1 }
+  /// Set, under the lock, while the list is changed in place: keeps the
+  /// lock-free claim out.
+  @usableFromInline static var changing: UInt { 2 }
+  /// Set while broadcasts are queued: the delivering thread must not just stop.
+  @usableFromInline static var queued: UInt { 4 }
+  /// Set while delivering when no thread reads the current list unlocked
+  /// (it replaced the one being read): it may be changed in place.
+  @usableFromInline static var unshared: UInt { 8 }
+  /// The bits of the word that are not the pointer.
+  @usableFromInline static var flags: UInt { 15 }
 
   /// Creates an empty core.
   public init() {}
+
+  deinit {
+    Self.list(in: word.load(ordering: .acquiring))?.release()
+  }
+
+  /// The list that `word` points at, unretained.
+  @inlinable @inline(__always)
+  static func list(in word: UInt) -> Unmanaged<SlotList>? {
+    UnsafeRawPointer(bitPattern: word & ~flags).map { Unmanaged.fromOpaque($0) }
+  }
 
   /// Whether any observer is subscribed.
   var hasObservers: Bool { state.withLock { $0.live > 0 } }
@@ -92,39 +191,49 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// Delivers `value` to every subscribed observer (see the type's ordering rules).
   @inlinable @inline(__always)
   func broadcast(_ value: Value) {
+    let current = word.load(ordering: .relaxed)
+    if current == 0 { return }  // no observer
+    if current & Self.flags == 0,
+      word.compareExchange(expected: current, desired: current | Self.delivering, ordering: .acquiring).exchanged
+    {
+      Self.deliver(value, to: Self.list(in: current).unsafelyUnwrapped)
+      finish(claimed: current)
+    } else {
+      broadcastLocked(value)
+    }
+  }
+
+  /// The slow path of `broadcast(_:)`: claims or queues under the lock.
+  @usableFromInline
+  func broadcastLocked(_ value: Value) {
     let claim = state.withLock { self.claim(value, in: &$0) }
     run(claim, value)
   }
 
   /// Decides, under the lock the caller already holds, how `value` is delivered.
   ///
-  /// Holders call this from inside their own storage lock so that the order
-  /// of broadcasts matches the order of their writes.
+  /// Holders call this from inside their storage lock (the same lock) so
+  /// that the order of broadcasts matches the order of their writes.
   @inlinable
   func claim(_ value: Value, in state: inout State) -> Claim {
-    if state.live == 0 { return .none }
-    if claimDelivery() { return .deliver(state.slots) }
-    state.pending.append(Pending(value: value, causes: DeliveryContext.current.capture(), limit: state.nextSerial))
-    return .none
-  }
-
-  /// Under the lock: makes the calling thread the delivering one and returns
-  /// true, or, when another thread delivers, marks a broadcast queued.
-  @inlinable @inline(__always)
-  func claimDelivery() -> Bool {
-    // Only the delivering thread's lock-free stop can change the flags
-    // meanwhile; after it, the delivery is free to claim.
-    var current = flags.load(ordering: .relaxed)
+    // `changing` is only set under the lock, so it is clear here; only the
+    // delivering thread's lock-free stop can change the word meanwhile.
+    var current = word.load(ordering: .relaxed)
     while true {
+      guard let list = Self.list(in: current) else { return .none }
       let claims = current & Self.delivering == 0
-      let desired = claims ? Self.delivering : current | Self.queued
-      let (exchanged, original) = flags.compareExchange(
+      let (exchanged, original) = word.compareExchange(
         expected: current,
-        desired: desired,
+        desired: current | (claims ? Self.delivering : Self.queued),
         ordering: .acquiringAndReleasing
       )
-      if exchanged { return claims }
-      current = original
+      if !exchanged {
+        current = original
+        continue
+      }
+      if claims { return .deliver(list, claimed: current) }
+      state.pending.append(Pending(value: value, causes: DeliveryContext.current.capture(), limit: state.nextSerial))
+      return .none
     }
   }
 
@@ -139,9 +248,9 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     let claim = self.claim(first, in: &state)
     if values.count > 1, state.live > 0 {
       if case .deliver = claim {
-        // The rest are queued behind the first: make sure the delivering
-        // thread (this one) looks at the queue before it stops.
-        flags.bitwiseOr(Self.queued, ordering: .relaxed)
+        // The rest are queued behind the first: make the delivering thread
+        // (this one) look at the queue before it stops.
+        word.bitwiseOr(Self.queued, ordering: .relaxed)
       }
       let causes = DeliveryContext.current.capture()
       let limit = state.nextSerial
@@ -153,37 +262,46 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// Carries out a `Claim` outside every lock.
   @inlinable @inline(__always)
   func run(_ claim: Claim, _ value: Value) {
-    guard case .deliver(let snapshot) = claim else { return }
-    Self.deliver(value, to: snapshot)
-    finish()
+    guard case .deliver(let list, let claimed) = claim else { return }
+    Self.deliver(value, to: list)
+    finish(claimed: claimed)
   }
 
-  /// Delivers what was queued meanwhile, then stops delivering.
+  /// Stops delivering, or first delivers what was queued meanwhile.
   @inlinable @inline(__always)
-  func finish() {
-    if !flags.compareExchange(expected: Self.delivering, desired: 0, ordering: .releasing).exchanged {
-      deliverQueued()
+  func finish(claimed: UInt) {
+    if !word.compareExchange(expected: claimed | Self.delivering, desired: claimed, ordering: .releasing).exchanged {
+      finishLocked()
     }
   }
 
-  /// Delivers the queued broadcasts, batch after batch, then stops delivering.
+  /// Delivers the queued broadcasts, batch after batch, then releases the
+  /// lists replaced meanwhile and stops delivering.
   @usableFromInline
-  func deliverQueued() {
+  func finishLocked() {
     let context = DeliveryContext.current
     while true {
-      let (batch, snapshot) = state.withLock { state -> ([Pending], Snapshot) in
+      let (batch, list, retired) = state.withLock { state -> ([Pending], Unmanaged<SlotList>?, [SlotList]) in
+        // This thread no longer reads the lists it delivered from.
+        let retired = state.retired
+        state.retired = []
+        let current = word.load(ordering: .relaxed)
+        let pointer = current & ~Self.flags
         if state.pending.isEmpty {
-          flags.store(0, ordering: .releasing)
-          return ([], [])
+          word.store(pointer, ordering: .releasing)
+          return ([], nil, retired)
         }
-        flags.store(Self.delivering, ordering: .relaxed)
+        // Still delivering, from the current list: it is shared again.
+        word.store(pointer | Self.delivering, ordering: .relaxed)
         defer { state.pending = [] }
-        return (state.pending, state.slots)
+        return (state.pending, Self.list(in: current), retired)
       }
+      _ = consume retired  // released outside the lock
       if batch.isEmpty { return }
+      guard let list else { continue }  // no observer left
       for pending in batch {
         context.run(with: pending.causes) {
-          Self.deliver(pending.value, to: snapshot, below: pending.limit, in: context)
+          Self.deliver(pending.value, to: list, below: pending.limit, in: context)
         }
       }
     }
@@ -191,10 +309,10 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 
   /// Delivers a queued value to the subscriptions made before it.
   @usableFromInline
-  static func deliver(_ value: Value, to snapshot: Snapshot, below limit: UInt64, in context: DeliveryContext) {
-    snapshot.withUnsafeBufferPointer { slots in
-      for index in slots.indices {
-        unmanaged(slots, index)?._withUnsafeGuaranteedRef { subscription in
+  static func deliver(_ value: Value, to list: Unmanaged<SlotList>, below limit: UInt64, in context: DeliveryContext) {
+    list._withUnsafeGuaranteedRef { list in
+      for index in 0..<list.count {
+        list.unmanaged(at: index)?._withUnsafeGuaranteedRef { subscription in
           if subscription.serial < limit {
             subscription.gate.deliver(
               value,
@@ -208,29 +326,17 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     }
   }
 
-  /// Delivers a value to every subscription of `snapshot`.
+  /// Delivers a value to every subscription of a list the caller claimed.
   @inlinable @inline(__always)
-  static func deliver(_ value: Value, to snapshot: Snapshot) {
+  static func deliver(_ value: Value, to list: Unmanaged<SlotList>) {
     let context = DeliveryContext.current
-    snapshot.withUnsafeBufferPointer { slots in
-      for index in slots.indices {
-        unmanaged(slots, index)?._withUnsafeGuaranteedRef { subscription in
+    list._withUnsafeGuaranteedRef { list in
+      for index in 0..<list.count {
+        list.unmanaged(at: index)?._withUnsafeGuaranteedRef { subscription in
           subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes, in: context)
         }
       }
     }
-  }
-
-  /// The subscription in `slots[index]`, for borrowing without a retain.
-  ///
-  /// The snapshot keeps every subscription alive, and each keeps its gate
-  /// and handler. Borrowing them, rather than copying each reference out of
-  /// the array, saves three retain/release pairs per observer per value.
-  @inlinable @inline(__always)
-  static func unmanaged(_ slots: UnsafeBufferPointer<Subscription?>, _ index: Int) -> Unmanaged<Subscription>? {
-    // A `Subscription?` is a nullable reference.
-    let reference = UnsafeRawPointer(slots.baseAddress.unsafelyUnwrapped + index).load(as: UnsafeRawPointer?.self)
-    return reference.map { Unmanaged.fromOpaque($0) }
   }
 
   // MARK: Subscribing
@@ -252,11 +358,13 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     in state: inout State
   ) -> Subscription {
     let subscription = Subscription(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
-    subscription.index = state.slots.count
     subscription.serial = state.nextSerial
     state.nextSerial += 1
-    state.slots.append(subscription)
     state.live += 1
+    change(&state) { list in
+      subscription.index = list.count
+      list.append(subscription)
+    }
     return subscription
   }
 
@@ -264,25 +372,89 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   func unsubscribe(_ subscription: Subscription) {
     state.withLock { state in
       let index = subscription.index
-      guard index >= 0, index < state.slots.count, state.slots[index] === subscription else { return }
-      state.slots[index] = nil
-      subscription.index = -1
+      guard let list = Self.list(in: word.load(ordering: .relaxed)),
+        list._withUnsafeGuaranteedRef({ index >= 0 && index < $0.count && $0[index] === subscription })
+      else { return }
       state.live -= 1
-      let empty = state.slots.count - state.live
-      if empty > 32, empty > state.live {
-        Self.compact(&state)
+      let live = state.live
+      change(&state) { list in
+        list[index] = nil
+        subscription.index = -1
+        let empty = list.count - live
+        if empty > 32, empty > live {
+          list.compact()
+        }
       }
     }
   }
 
-  private static func compact(_ state: inout State) {
-    var compacted = ContiguousArray<Subscription?>()
-    compacted.reserveCapacity(state.live)
-    for case let subscription? in state.slots {
-      subscription.index = compacted.count
-      compacted.append(subscription)
+  /// Applies `body` to the current list, under the lock the caller holds.
+  ///
+  /// In place when no thread reads the list unlocked; otherwise on a copy
+  /// that replaces it, the old list being kept until the delivery ends.
+  /// With no observer left the list is dropped, so that a broadcast then
+  /// costs one atomic load. `body` may run twice, the first time on a copy
+  /// that is thrown away.
+  private func change(_ state: inout State, _ body: (SlotList) -> Void) {
+    var current = word.load(ordering: .relaxed)
+    while true {
+      if current & Self.delivering == 0 {
+        // Idle: keep the lock-free claim out while changing in place.
+        let (exchanged, original) = word.compareExchange(
+          expected: current,
+          desired: current | Self.changing,
+          ordering: .acquiring
+        )
+        if !exchanged {
+          current = original
+          continue
+        }
+        let (pointer, dropped) = changeInPlace(current, &state, body)
+        word.store(pointer, ordering: .releasing)
+        dropped?.release()
+        return
+      }
+      if current & Self.unshared != 0 {
+        // Nobody reads the list unlocked, and the word cannot change
+        // meanwhile: the delivering thread stops under this lock.
+        let (pointer, dropped) = changeInPlace(current, &state, body)
+        word.store(pointer | (current & Self.flags), ordering: .releasing)
+        dropped?.release()
+        return
+      }
+      // The delivering thread reads the current list: change a copy.
+      let old = Self.list(in: current)
+      let copy = old?._withUnsafeGuaranteedRef { SlotList(copying: $0) } ?? SlotList(capacity: 0)
+      body(copy)
+      let pointer = state.live > 0 ? UInt(bitPattern: Unmanaged.passUnretained(copy).toOpaque()) : 0
+      let (exchanged, original) = word.compareExchange(
+        expected: current,
+        desired: pointer | (current & Self.flags) | Self.unshared,
+        ordering: .acquiringAndReleasing
+      )
+      if !exchanged {
+        // The delivery ended meanwhile: start over.
+        current = original
+        continue
+      }
+      if pointer != 0 { _ = Unmanaged.passRetained(copy) }
+      if let old { state.retired.append(old.takeRetainedValue()) }
+      return
     }
-    state.slots = compacted
+  }
+
+  /// Applies `body` to the list `current` points at, in place, creating one
+  /// when there is none. Returns the word's new pointer, and the list to
+  /// release when no observer is left.
+  private func changeInPlace(
+    _ current: UInt,
+    _ state: inout State,
+    _ body: (SlotList) -> Void
+  ) -> (pointer: UInt, dropped: Unmanaged<SlotList>?) {
+    let list = Self.list(in: current) ?? Unmanaged.passRetained(SlotList(capacity: 0))
+    list._withUnsafeGuaranteedRef(body)
+    if state.live > 0 { return (UInt(bitPattern: list.toOpaque()), nil) }
+    return (0, list)
   }
 
   // MARK: - Subscription
@@ -294,7 +466,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
     @usableFromInline let dropsEchoes: Bool
     @usableFromInline nonisolated(unsafe) let handler: (Value) -> Void
-    /// The slot in `State.slots`, or -1 once removed. Guarded by the core's lock.
+    /// The slot in the current list, or -1 once removed. Guarded by the core's lock.
     nonisolated(unsafe) var index = -1
     /// The order of subscription; set under the core's lock before the
     /// subscription is visible, then constant.

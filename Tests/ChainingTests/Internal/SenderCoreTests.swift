@@ -32,4 +32,98 @@ import Testing
     notifier.notify(value: 0)
     #expect(received.history == ["old99", "new"])
   }
+
+  // The list a broadcast reads is never changed in place: a change made
+  // during a delivery goes to a copy (see `_SenderCore`). These cover it.
+
+  @Test func aChainFinishedInsideAHandlerGetsOnlyLaterValues() {
+    let notifier = Notifier<Int>()
+    let late = Recorder<Int>()
+    var lateObserver: Observer?
+    let first = notifier.chain().do { _ in
+      if lateObserver == nil {
+        lateObserver = notifier.chain().do { late.append($0) }.end()
+      }
+    }.end()
+    notifier.notify(value: 1)
+    notifier.notify(value: 2)
+    #expect(late.history == [2])
+    withExtendedLifetime(first) {}
+  }
+
+  @Test func anObserverInvalidatedInsideAHandlerGetsNothingMore() {
+    let notifier = Notifier<Int>()
+    let received = Recorder<String>()
+    var second: Observer?
+    let first = notifier.chain().do { value in
+      received.append("first \(value)")
+      second?.invalidate()
+    }.end()
+    second = notifier.chain().do { received.append("second \($0)") }.end()
+    notifier.notify(value: 1)
+    notifier.notify(value: 2)
+    #expect(received.history == ["first 1", "first 2"])
+    withExtendedLifetime(first) {}
+  }
+
+  @Test func removingEveryObserverInsideAHandlerEmptiesTheSender() {
+    let notifier = Notifier<Int>()
+    let received = Recorder<String>()
+    var observers: [Observer] = []
+    observers.append(
+      notifier.chain().do { value in
+        received.append("first \(value)")
+        for observer in observers { observer.invalidate() }
+      }.end()
+    )
+    observers.append(notifier.chain().do { received.append("second \($0)") }.end())
+    notifier.notify(value: 1)
+    #expect(notifier._senderCore(creating: false)?.hasObservers == false)
+    notifier.notify(value: 2)
+    let later = notifier.chain().do { received.append("later \($0)") }.end()
+    notifier.notify(value: 3)
+    #expect(received.history == ["first 1", "later 3"])
+    withExtendedLifetime(later) {}
+  }
+
+  @Test func observersRemovedInsideAHandlerLeaveTheRestInOrder() {
+    let notifier = Notifier<Int>()
+    let received = Recorder<String>()
+    var observers: [Observer] = []
+    observers.append(
+      notifier.chain().do { value in
+        received.append("0:\(value)")
+        // Enough to compact the list.
+        if value == 1 {
+          for observer in observers[1..<90] { observer.invalidate() }
+        }
+      }.end()
+    )
+    for index in 1..<100 {
+      observers.append(notifier.chain().do { received.append("\(index):\($0)") }.end())
+    }
+    notifier.notify(value: 1)
+    notifier.notify(value: 2)
+    let survivors = [0] + Array(90..<100)
+    #expect(received.history == survivors.map { "\($0):1" } + survivors.map { "\($0):2" })
+  }
+
+  @Test func theClosuresOfAnObserverRemovedDuringADeliveryAreReleasedWhenItEnds() {
+    final class Token: Swift.Sendable {}
+    let notifier = Notifier<Int>()
+    weak var weakToken: Token?
+    var second: Observer?
+    do {
+      let token = Token()
+      weakToken = token
+      second = notifier.chain().do { _ in withExtendedLifetime(token) {} }.end()
+    }
+    let first = notifier.chain().do { _ in
+      second?.invalidate()
+      second = nil
+    }.end()
+    notifier.notify(value: 1)
+    #expect(weakToken == nil)
+    withExtendedLifetime(first) {}
+  }
 }
