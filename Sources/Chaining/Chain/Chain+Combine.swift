@@ -74,6 +74,7 @@ extension Chain {
     let build = consume(by: step)
     let otherBuild = other.consume(by: step)
     return Chain<(Value, Other), Source> { downstream, context in
+      let downstream = downstream ?? { _ in }
       let latest = Box<(Value?, Other?)>((nil, nil))
       build(
         { value in

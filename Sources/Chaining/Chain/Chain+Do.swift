@@ -20,8 +20,9 @@ extension Chain {
   /// the observer.
   @inlinable
   public func `do`(_ body: @escaping (Value) -> Void) -> Chain<Value, Source> {
-    appending("do(_:)") { downstream in
-      { value in
+    appendingLast("do(_:)") { downstream in
+      guard let downstream else { return body }
+      return { value in
         body(value)
         downstream(value)
       }

@@ -27,7 +27,7 @@ extension Chain {
   private func finish(by step: StaticString) -> (observer: Observer, context: _ChainContext) {
     let build = consume(by: step)
     let context = _ChainContext()
-    build({ _ in }, context)
+    build(nil, context)
     return (context.observer, context)
   }
 }

@@ -28,8 +28,11 @@ extension Chain {
   @inlinable
   public func sendTo<Receiver: Receivable>(_ receiver: Receiver) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
-    appending("sendTo(_:)") { downstream in
-      { [weak receiver] value in
+    appendingLast("sendTo(_:)") { downstream in
+      guard let downstream else {
+        return { [weak receiver] value in receiver?.receive(value: value) }
+      }
+      return { [weak receiver] value in
         receiver?.receive(value: value)
         downstream(value)
       }

@@ -34,6 +34,7 @@ extension Chain {
   public func suspend(_ suspender: Suspender) -> Chain<Value, Source> {
     let build = consume(by: "suspend(_:)")
     return Chain { downstream, context in
+      let downstream = downstream ?? { _ in }
       // `state` is touched only inside this chain's gate, which runs one
       // thing at a time: the suspender's changes and the values, in the order
       // they arrive. While the chain is being finished, the finishing thread

@@ -29,6 +29,7 @@ extension Chain {
     let build = consume(by: "tuple(_:)")
     let otherBuild = other.consume(by: "tuple(_:)")
     return Chain<(Value?, Other?), Source> { downstream, context in
+      let downstream = downstream ?? { _ in }
       build({ downstream(($0, nil)) }, context)
       otherBuild({ downstream((nil, $0)) }, context)
     }

@@ -30,8 +30,9 @@
 /// type-erased storage or casts in between.
 public final class Chain<Value, Source: Chainable> {
   /// Wires the steps so far in front of `downstream`, for every source of
-  /// the chain, into `context`.
-  @usableFromInline typealias Build = (_ downstream: @escaping (Value) -> Void, _ context: _ChainContext) -> Void
+  /// the chain, into `context`. A `nil` downstream means nothing follows:
+  /// the last step can then skip calling it.
+  @usableFromInline typealias Build = (_ downstream: ((Value) -> Void)?, _ context: _ChainContext) -> Void
 
   private let build: Build
   private var isConsumed = false
@@ -78,7 +79,21 @@ public final class Chain<Value, Source: Chainable> {
   ) -> Chain<Next, Source> {
     let build = consume(by: name)
     return Chain<Next, Source> { downstream, context in
-      build(step(downstream, context), context)
+      build(step(downstream ?? { _ in }, context), context)
+    }
+  }
+
+  /// Like `appending`, for a step that does its own work and then passes
+  /// the value on: it gets `nil` when it is the last step, and can then
+  /// return its work alone, saving a closure and a call per value.
+  @usableFromInline
+  func appendingLast<Next>(
+    _ name: StaticString,
+    _ step: @escaping (_ downstream: ((Next) -> Void)?) -> (Value) -> Void
+  ) -> Chain<Next, Source> {
+    let build = consume(by: name)
+    return Chain<Next, Source> { downstream, context in
+      build(step(downstream), context)
     }
   }
 }
@@ -87,9 +102,10 @@ extension Chain where Value == Source.ChainValue {
   /// A chain that starts at `source`.
   convenience init(source: Source, retained: Bool) {
     self.init { downstream, context in
+      let handler = downstream ?? { _ in }
       if retained { context.retain(source) }
-      source._subscribe(context, downstream)
-      source._addFetch(context, downstream)
+      source._subscribe(context, handler)
+      source._addFetch(context, handler)
     }
   }
 }

@@ -46,6 +46,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// Lists replaced while a thread was delivering from them; released
     /// when that delivery ends.
     @usableFromInline var retired: [SlotList] = []
+    /// The list dropped when the last observer left, kept for the next one.
+    var spare: SlotList?
 
     @usableFromInline
     init() {}
@@ -97,12 +99,18 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
       count += 1
     }
 
+    /// Empties a list that has no observer left.
+    func removeAll() {
+      base.deinitialize(count: count)
+      count = 0
+    }
+
     /// Moves the observers to the front, in order, updating their indexes.
     func compact() {
       var kept = 0
       for index in 0..<count {
         guard let subscription = base[index] else { continue }
-        subscription.index = kept
+        subscription.index = Int32(kept)
         base[kept] = subscription
         kept += 1
       }
@@ -362,7 +370,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     state.nextSerial += 1
     state.live += 1
     change(&state) { list in
-      subscription.index = list.count
+      subscription.index = Int32(list.count)
       list.append(subscription)
     }
     return subscription
@@ -371,7 +379,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// Removes an observer in O(1) amortized time. Removing twice does nothing.
   func unsubscribe(_ subscription: Subscription) {
     state.withLock { state in
-      let index = subscription.index
+      let index = Int(subscription.index)
       guard let list = Self.list(in: word.load(ordering: .relaxed)),
         list._withUnsafeGuaranteedRef({ index >= 0 && index < $0.count && $0[index] === subscription })
       else { return }
@@ -409,17 +417,14 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
           current = original
           continue
         }
-        let (pointer, dropped) = changeInPlace(current, &state, body)
-        word.store(pointer, ordering: .releasing)
-        dropped?.release()
+        word.store(changeInPlace(current, &state, body), ordering: .releasing)
         return
       }
       if current & Self.unshared != 0 {
         // Nobody reads the list unlocked, and the word cannot change
         // meanwhile: the delivering thread stops under this lock.
-        let (pointer, dropped) = changeInPlace(current, &state, body)
+        let pointer = changeInPlace(current, &state, body)
         word.store(pointer | (current & Self.flags), ordering: .releasing)
-        dropped?.release()
         return
       }
       // The delivering thread reads the current list: change a copy.
@@ -443,18 +448,23 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     }
   }
 
-  /// Applies `body` to the list `current` points at, in place, creating one
-  /// when there is none. Returns the word's new pointer, and the list to
-  /// release when no observer is left.
-  private func changeInPlace(
-    _ current: UInt,
-    _ state: inout State,
-    _ body: (SlotList) -> Void
-  ) -> (pointer: UInt, dropped: Unmanaged<SlotList>?) {
-    let list = Self.list(in: current) ?? Unmanaged.passRetained(SlotList(capacity: 0))
+  /// Applies `body` to the list `current` points at, in place, taking the
+  /// spare one when there is none. Returns the word's new pointer: 0, the
+  /// list becoming the spare, when no observer is left.
+  private func changeInPlace(_ current: UInt, _ state: inout State, _ body: (SlotList) -> Void) -> UInt {
+    let list: Unmanaged<SlotList>
+    if let existing = Self.list(in: current) {
+      list = existing
+    } else {
+      list = Unmanaged.passRetained(state.spare ?? SlotList(capacity: 0))
+      state.spare = nil
+    }
     list._withUnsafeGuaranteedRef(body)
-    if state.live > 0 { return (UInt(bitPattern: list.toOpaque()), nil) }
-    return (0, list)
+    if state.live > 0 { return UInt(bitPattern: list.toOpaque()) }
+    let empty = list.takeRetainedValue()
+    empty.removeAll()
+    state.spare = empty
+    return 0
   }
 
   // MARK: - Subscription
@@ -462,15 +472,16 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// One observer's entry in a core.
   @usableFromInline
   final class Subscription: Detachable, Swift.Sendable {
-    @usableFromInline let gate: DeliveryGate
-    /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
-    @usableFromInline let dropsEchoes: Bool
+    // Stored in this order so that `index` and `dropsEchoes` share a word.
     @usableFromInline nonisolated(unsafe) let handler: (Value) -> Void
-    /// The slot in the current list, or -1 once removed. Guarded by the core's lock.
-    nonisolated(unsafe) var index = -1
+    @usableFromInline let gate: DeliveryGate
     /// The order of subscription; set under the core's lock before the
     /// subscription is visible, then constant.
     @usableFromInline nonisolated(unsafe) var serial: UInt64 = 0
+    /// The slot in the current list, or -1 once removed. Guarded by the core's lock.
+    nonisolated(unsafe) var index: Int32 = -1
+    /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
+    @usableFromInline let dropsEchoes: Bool
     /// Weak: when the sender and its core are gone there is nothing to remove from.
     weak let core: _SenderCore?
 

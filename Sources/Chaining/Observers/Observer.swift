@@ -49,21 +49,35 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
 
   /// The first subscription to undo, kept inline: most chains have one source.
   private var firstDetachable: (any Detachable)?
-  /// The other subscriptions to undo.
-  private var detachables: [any Detachable] = []
-  /// Objects kept alive until invalidated.
-  private var retained: [AnyObject] = []
-  /// The gates of steps that hop to another thread. Kept after
-  /// invalidation: every `invalidate()` call closes them all, so that a
-  /// second caller also returns only once no hop delivers any more.
-  private var hopGates: [DeliveryGate] = []
+  /// The rest, allocated only for a chain that needs them.
+  private var extras: Extras?
   private var isDetached = false
+
+  /// What an observer holds beyond its first subscription.
+  private final class Extras {
+    /// The other subscriptions to undo.
+    var detachables: [any Detachable] = []
+    /// Objects kept alive until invalidated.
+    var retained: [AnyObject] = []
+    /// The gates of steps that hop to another thread. Kept after
+    /// invalidation: every `invalidate()` call closes them all, so that a
+    /// second caller also returns only once no hop delivers any more.
+    var hopGates: [DeliveryGate] = []
+  }
 
   init() {}
 
+  /// The extras, created on first use. Call under the stripe's lock.
+  private func makeExtras() -> Extras {
+    if let extras { return extras }
+    let created = Extras()
+    extras = created
+    return created
+  }
+
   /// Adds the gate of a hop; closes it at once if already invalidated.
   func adoptHopGate(_ hopGate: DeliveryGate) {
-    ParkingLot.withLock(self) { hopGates.append(hopGate) }
+    ParkingLot.withLock(self) { makeExtras().hopGates.append(hopGate) }
     if gate.isClosed { hopGate.close() }
   }
 
@@ -74,7 +88,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
       if firstDetachable == nil {
         firstDetachable = detachable
       } else {
-        detachables.append(detachable)
+        makeExtras().detachables.append(detachable)
       }
       return true
     }
@@ -85,7 +99,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   func retain(_ object: AnyObject) {
     let accepted = ParkingLot.withLock(self) { () -> Bool in
       if isDetached { return false }
-      retained.append(object)
+      makeExtras().retained.append(object)
       return true
     }
     _ = accepted  // when refused, `object` is released here, outside the lock
@@ -109,10 +123,10 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
       isDetached = true
       defer {
         firstDetachable = nil
-        detachables = []
-        retained = []
+        extras?.detachables = []
+        extras?.retained = []
       }
-      return (hopGates, firstDetachable, detachables, retained)
+      return (extras?.hopGates ?? [], firstDetachable, extras?.detachables ?? [], extras?.retained ?? [])
     }
     for hopGate in gates {
       hopGate.close()
