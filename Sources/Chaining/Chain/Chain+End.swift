@@ -16,6 +16,7 @@ extension Chain {
   ///
   /// - Returns: The ``Observer`` of the binding. Keep it: releasing it ends
   ///   the binding.
+  @inlinable
   public func end() -> Observer {
     let (observer, context) = finish(by: "end()")
     context.start(fetching: false)
@@ -24,7 +25,8 @@ extension Chain {
 
   /// Finishes the chain and returns its observer along with the context
   /// that built it.
-  private func finish(by step: StaticString) -> (observer: Observer, context: _ChainContext) {
+  @inlinable
+  func finish(by step: StaticString) -> (observer: Observer, context: _ChainContext) {
     let build = consume(by: step)
     let context = _ChainContext()
     build(nil, context)
@@ -57,6 +59,7 @@ extension Chain where Source: Fetchable {
   /// calling thread before `sync()` returns; if another thread is already
   /// delivering a change into the new chain, that thread runs the fetch right
   /// after it, and `sync()` may return first.
+  @inlinable
   public func sync() -> Observer {
     let (observer, context) = finish(by: "sync()")
     context.start(fetching: true)

@@ -62,7 +62,7 @@ public final class Chain<Value, Source: Chainable> {
   /// `step` runs once for each finished chain, so state it creates belongs
   /// to that chain. The chain's gate runs one value at a time, so such state
   /// needs no lock of its own.
-  @usableFromInline
+  @inlinable
   func appending<Next>(
     _ name: StaticString,
     _ step: @escaping (_ downstream: @escaping (Next) -> Void) -> (Value) -> Void
@@ -72,7 +72,7 @@ public final class Chain<Value, Source: Chainable> {
 
   /// Like the other `appending`, for a step that also needs the
   /// context of the chain being finished.
-  @usableFromInline
+  @inlinable
   func appending<Next>(
     _ name: StaticString,
     _ step: @escaping (_ downstream: @escaping (Next) -> Void, _ context: _ChainContext) -> (Value) -> Void
@@ -86,7 +86,7 @@ public final class Chain<Value, Source: Chainable> {
   /// Like `appending`, for a step that does its own work and then passes
   /// the value on: it gets `nil` when it is the last step, and can then
   /// return its work alone, saving a closure and a call per value.
-  @usableFromInline
+  @inlinable
   func appendingLast<Next>(
     _ name: StaticString,
     _ step: @escaping (_ downstream: ((Next) -> Void)?) -> (Value) -> Void
@@ -100,12 +100,19 @@ public final class Chain<Value, Source: Chainable> {
 
 extension Chain where Value == Source.ChainValue {
   /// A chain that starts at `source`.
+  @inlinable
   convenience init(source: Source, retained: Bool) {
     self.init { downstream, context in
-      let handler = downstream ?? { _ in }
       if retained { context.retain(source) }
-      source._subscribe(context, handler)
-      source._addFetch(context, handler)
+      guard let downstream else {
+        // Nothing follows: subscribe all the same, so that the chain keeps
+        // its source's lifetime rules and `sync()` still fetches.
+        source._subscribe(context) { _ in }
+        source._addFetch(context) { _ in }
+        return
+      }
+      source._subscribe(context, downstream)
+      source._addFetch(context, downstream)
     }
   }
 }

@@ -12,6 +12,7 @@ public final class _ChainContext {
   /// What `sync()` runs, in source order.
   private var fetches: [() -> Void] = []
 
+  @usableFromInline
   init() {}
 
   /// The gate every value entering the finished chain passes through.
@@ -33,12 +34,14 @@ public final class _ChainContext {
     fetches.append(fetch)
   }
 
+  @usableFromInline
   func retain(_ object: AnyObject) {
     observer.retain(object)
   }
 
   /// Opens the chain's gate, first running every fetch, in source order,
   /// when `fetching` (for `sync()`), then what arrived meanwhile.
+  @usableFromInline
   func start(fetching: Bool) {
     gate.start(with: fetching ? fetches : [])
   }

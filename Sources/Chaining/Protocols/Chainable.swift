@@ -55,6 +55,7 @@ extension Chainable {
   /// The chain holds this object strongly while you build it. The finished
   /// ``Observer`` does not: when the object is released, the binding goes
   /// quiet. Use ``retain()`` to have the observer keep it alive.
+  @inlinable
   public func chain() -> Chain<ChainValue, Self> {
     Chain(source: self, retained: false)
   }

@@ -1,5 +1,6 @@
-import Chaining
 import Testing
+
+@testable import Chaining
 
 @Suite struct ChainEndTests {
   @Test func endSendsNothingUntilTheSourceBroadcasts() {
@@ -38,5 +39,36 @@ import Testing
     let observer = ValueHolder(8).retain().chain().do { received.append($0) }.sync()
     #expect(received.history == [8])
     _ = observer
+  }
+
+  @Test func aChainWithNoStepsStillSubscribesAndFetches() {
+    final class Counting: Syncable {
+      typealias ChainValue = Int
+      let fetches = Recorder<Int>()
+      func fetchedValue() -> Int {
+        fetches.append(1)
+        return 1
+      }
+    }
+    let source = Counting()
+    let observer = source.chain().sync()
+    #expect(source.fetches.count == 1)
+    #expect(source._senderCore(creating: false)?.hasObservers == true)
+    observer.invalidate()
+    #expect(source._senderCore(creating: false)?.hasObservers == false)
+  }
+
+  @Test func aLastDoAndADoFollowedByMoreStepsBothSeeEveryValue() {
+    let notifier = Notifier<Int>()
+    let received = Recorder<String>()
+    let last = notifier.chain().do { received.append("last \($0)") }.end()
+    let middle = notifier.chain()
+      .do { received.append("middle \($0)") }
+      .map { $0 * 10 }
+      .do { received.append("after \($0)") }
+      .end()
+    notifier.notify(value: 1)
+    #expect(received.history == ["last 1", "middle 1", "after 10"])
+    withExtendedLifetime((last, middle)) {}
   }
 }
