@@ -73,8 +73,10 @@ extension Chain {
   ) -> Chain<(Value, Other), Source> {
     let build = consume(by: step)
     let otherBuild = other.consume(by: step)
-    return Chain<(Value, Other), Source> { downstream, context in
-      let downstream = downstream ?? { _ in }
+    return Chain<(Value, Other), Source> { given, context in
+      // Not `??`, which would wrap the closure in reabstraction thunks.
+      let downstream: ((Value, Other)) -> Void
+      if let given { downstream = given } else { downstream = { _ in } }
       let latest = Box<(Value?, Other?)>((nil, nil))
       build(
         { value in

@@ -33,8 +33,10 @@ extension Chain {
   /// value is never replayed after a newer one.
   public func suspend(_ suspender: Suspender) -> Chain<Value, Source> {
     let build = consume(by: "suspend(_:)")
-    return Chain { downstream, context in
-      let downstream = downstream ?? { _ in }
+    return Chain { given, context in
+      // Not `??`, which would wrap the closure in reabstraction thunks.
+      let downstream: (Value) -> Void
+      if let given { downstream = given } else { downstream = { _ in } }
       // `state` is touched only inside this chain's gate, which runs one
       // thing at a time: the suspender's changes and the values, in the order
       // they arrive. While the chain is being finished, the finishing thread

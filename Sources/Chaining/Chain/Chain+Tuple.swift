@@ -28,8 +28,10 @@ extension Chain {
   public func tuple<Other, OtherSource>(_ other: Chain<Other, OtherSource>) -> Chain<(Value?, Other?), Source> {
     let build = consume(by: "tuple(_:)")
     let otherBuild = other.consume(by: "tuple(_:)")
-    return Chain<(Value?, Other?), Source> { downstream, context in
-      let downstream = downstream ?? { _ in }
+    return Chain<(Value?, Other?), Source> { given, context in
+      // Not `??`, which would wrap the closure in reabstraction thunks.
+      let downstream: ((Value?, Other?)) -> Void
+      if let given { downstream = given } else { downstream = { _ in } }
       build({ downstream(($0, nil)) }, context)
       otherBuild({ downstream((nil, $0)) }, context)
     }

@@ -79,7 +79,13 @@ public final class Chain<Value, Source: Chainable> {
   ) -> Chain<Next, Source> {
     let build = consume(by: name)
     return Chain<Next, Source> { downstream, context in
-      build(step(downstream ?? { _ in }, context), context)
+      // `if let`, not `??`: the generic `??` would wrap the closure in
+      // reabstraction thunks that every value then goes through.
+      if let downstream {
+        build(step(downstream, context), context)
+      } else {
+        build(step({ _ in }, context), context)
+      }
     }
   }
 
