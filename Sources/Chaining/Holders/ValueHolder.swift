@@ -33,7 +33,6 @@ public final class ValueHolder<T>: Syncable, Receivable {
   public typealias ReceiveValue = T
 
   @usableFromInline let store: HolderStore<T, T>
-  @usableFromInline let isEqual: ((T, T) -> Bool)?
 
   /// Creates a holder with an initial value.
   ///
@@ -43,16 +42,13 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) {
     store = HolderStore(initial)
-    isEqual = dynamicEquality(T.self)
   }
 
   /// Creates a holder of an `Equatable` value; setting an equal value broadcasts nothing.
   ///
   /// - Parameter initial: The value the holder starts with.
-  @inlinable
   public init(_ initial: T) where T: Equatable {
     store = HolderStore(initial)
-    isEqual = { $0 == $1 }
   }
 
   /// The current value. Setting it broadcasts the new value to every chain.
@@ -62,7 +58,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   @inlinable
   public var value: T {
     get { store.read { $0 } }
-    set { store.replace(with: newValue, isEqual: isEqual) { $0 } }
+    set { store.replace(with: newValue, isEqual: areEqual) { $0 } }
   }
 
   /// Returns the current value; ``Chain/sync()`` sends it.

@@ -61,8 +61,9 @@ extension Sendable {
   ///
   /// - Parameter value: The value to send.
   ///
-  /// Calling this with no chain attached costs one lock (one registry lookup
-  /// for a class that keeps no core of its own) and does nothing else.
+  /// Calling this with no chain attached costs one atomic load (one
+  /// registry lookup for a class that keeps no core of its own) and does
+  /// nothing else.
   @inlinable
   public func broadcast(value: ChainValue) {
     _senderCore(creating: false)?.broadcast(value)
