@@ -59,11 +59,12 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   /// The type of the values this holder accepts as a receiver.
   public typealias ReceiveValue = ArrayAction<Element>
 
-  private let engine: ArrayEngine<Element, Event>
+  @usableFromInline let engine: ArrayEngine<Element, Event>
 
   /// Creates a holder of `elements`.
   ///
   /// - Parameter elements: The initial elements. Defaults to none.
+  @inlinable
   public init(_ elements: [Element] = []) {
     engine = ArrayEngine(elements, name: "ArrayHolder") { change in
       switch change {
@@ -115,8 +116,9 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   }
 
   /// Appends `element` and sends ``Event/inserted(at:element:)``.
+  @inlinable
   public func append(_ element: Element) {
-    engine.insert([element], at: nil, in: "append(_:)")
+    engine.insert(element, at: nil, in: "append(_:)")
   }
 
   /// Appends `elements`, sending one ``Event/inserted(at:element:)`` per
@@ -130,8 +132,9 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   /// - Parameters:
   ///   - element: The element to insert.
   ///   - index: From 0 to ``count``; anything else stops the program.
+  @inlinable
   public func insert(_ element: Element, at index: Int) {
-    engine.insert([element], at: index, in: "insert(_:at:)")
+    engine.insert(element, at: index, in: "insert(_:at:)")
   }
 
   /// Removes and returns the element at `index`, and sends ``Event/removed(at:element:)``.

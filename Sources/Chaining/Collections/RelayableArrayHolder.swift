@@ -117,7 +117,7 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
 
   /// Appends `element`, sends ``Event/inserted(at:element:)``, and relays it.
   public func append(_ element: Element) {
-    engine.insert([makeEntry(element)], at: nil, in: "append(_:)")
+    engine.insert(makeEntry(element), at: nil, in: "append(_:)")
   }
 
   /// Appends `elements`, sending one ``Event/inserted(at:element:)`` per element.
@@ -127,7 +127,7 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
 
   /// Inserts `element` at `index` (0 to ``count``) and sends ``Event/inserted(at:element:)``.
   public func insert(_ element: Element, at index: Int) {
-    engine.insert([makeEntry(element)], at: index, in: "insert(_:at:)")
+    engine.insert(makeEntry(element), at: index, in: "insert(_:at:)")
   }
 
   /// Removes and returns the element at `index`, sends

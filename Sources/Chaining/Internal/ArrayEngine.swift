@@ -7,13 +7,15 @@
 /// Each write is checked, applied and turned into at most one event per
 /// changed element under the store's lock, so applying the events in order
 /// to a copy made at `sync()` always reproduces the array.
+@usableFromInline
 final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
   // @unchecked: all state is in `store`.
 
-  let store: HolderStore<[Entry], Event>
+  @usableFromInline let store: HolderStore<[Entry], Event>
   private let name: String
-  private let makeEvent: (ArrayChange<Entry>) -> Event
+  @usableFromInline let makeEvent: (ArrayChange<Entry>) -> Event
 
+  @usableFromInline
   init(_ entries: [Entry], name: String, makeEvent: @escaping (ArrayChange<Entry>) -> Event) {
     store = HolderStore(entries)
     self.name = name
@@ -43,6 +45,18 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
   }
 
   /// Inserts `newEntries` at `index` (at the end when `nil`): one event each.
+  /// Inserts one entry, at `index` or at the end: the common case of
+  /// `insert(_:at:in:)`, specialized in the caller and with no arrays to build.
+  @inlinable
+  func insert(_ entry: Entry, at index: Int?, in method: String) {
+    store.write { entries in
+      let start = index ?? entries.count
+      if index != nil { check(start, count: entries.count, allowingEnd: true, method) }
+      entries.insert(entry, at: start)
+      return (makeEvent(.inserted(start, entry)), nil)
+    }
+  }
+
   func insert(_ newEntries: [Entry], at index: Int?, in method: String) {
     store.writeEvents { entries -> ([Event], Void, Any?) in
       let start = index ?? entries.count
@@ -98,7 +112,8 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
   /// Stops the program, with a message like Swift's own `Array`, when
   /// `index` is not an index of an array of `count` elements (or its end,
   /// where inserting is allowed).
-  private func check(_ index: Int, count: Int, allowingEnd: Bool = false, _ method: String) {
+  @usableFromInline
+  func check(_ index: Int, count: Int, allowingEnd: Bool = false, _ method: String) {
     let upper = allowingEnd ? count : count - 1
     if index < 0 || index > upper {
       fatalError("\(name).\(method): index \(index) is out of range for count \(count)")
@@ -107,6 +122,7 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
 }
 
 /// One change to an array, before it becomes a holder's event.
+@usableFromInline
 enum ArrayChange<Entry> {
   case set([Entry])
   case inserted(Int, Entry)
