@@ -43,7 +43,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @usableFromInline let word: Atomic<Int>
 
   /// Runs queued while the chain was running. Guarded by the stripe's lock.
-  @usableFromInline var pending: [Queued] = []
+  @usableFromInline @exclusivity(unchecked) var pending: [Queued] = []
 
   @usableFromInline
   struct Queued {

@@ -75,7 +75,8 @@ enum ParkingLot {
 
   /// The stripe of `object`.
   private static func stripe(of object: AnyObject) -> Stripe {
-    let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+    // The address itself: `hashValue` would run a SipHash on every lock.
+    let address = UInt(bitPattern: ObjectIdentifier(object))
     // Objects are at least 16-byte aligned; mix in higher bits so that
     // objects allocated one after the other spread over the stripes.
     let index = Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (count - 1)

@@ -53,83 +53,6 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     init() {}
   }
 
-  /// The observers, in subscription order; `nil` for a removed one.
-  ///
-  /// Its own storage rather than an array, so that a delivering thread can
-  /// walk it with plain loads: reading an array out of an object would
-  /// retain and release its buffer on every broadcast.
-  @usableFromInline
-  final class SlotList {
-    /// `count` initialized slots, room for `capacity`.
-    @usableFromInline @exclusivity(unchecked) var base: UnsafeMutablePointer<Subscription?>
-    @usableFromInline @exclusivity(unchecked) var count = 0
-    @exclusivity(unchecked) private var capacity: Int
-
-    init(capacity: Int) {
-      self.capacity = max(capacity, 4)
-      base = .allocate(capacity: self.capacity)
-    }
-
-    /// A list with the same slots as `other`.
-    convenience init(copying other: SlotList) {
-      self.init(capacity: other.count + other.count / 2)
-      base.initialize(from: other.base, count: other.count)
-      count = other.count
-    }
-
-    deinit {
-      base.deinitialize(count: count)
-      base.deallocate()
-    }
-
-    subscript(index: Int) -> Subscription? {
-      get { base[index] }
-      set { base[index] = newValue }
-    }
-
-    func append(_ subscription: Subscription) {
-      if count == capacity {
-        capacity *= 2
-        let grown = UnsafeMutablePointer<Subscription?>.allocate(capacity: capacity)
-        grown.moveInitialize(from: base, count: count)
-        base.deallocate()
-        base = grown
-      }
-      (base + count).initialize(to: subscription)
-      count += 1
-    }
-
-    /// Empties a list that has no observer left.
-    func removeAll() {
-      base.deinitialize(count: count)
-      count = 0
-    }
-
-    /// Moves the observers to the front, in order, updating their indexes.
-    func compact() {
-      var kept = 0
-      for index in 0..<count {
-        guard let subscription = base[index] else { continue }
-        subscription.index = Int32(kept)
-        base[kept] = subscription
-        kept += 1
-      }
-      (base + kept).deinitialize(count: count - kept)
-      count = kept
-    }
-
-    /// The subscription in slot `index`, for borrowing without a retain.
-    ///
-    /// The list keeps every subscription alive, and each keeps its gate
-    /// and handler. Borrowing them, rather than copying each reference out,
-    /// saves three retain/release pairs per observer per value.
-    @inlinable @inline(__always)
-    func unmanaged(at index: Int) -> Unmanaged<Subscription>? {
-      // A `Subscription?` is a nullable reference.
-      UnsafeRawPointer(base + index).load(as: UnsafeRawPointer?.self).map { Unmanaged.fromOpaque($0) }
-    }
-  }
-
   /// A broadcast waiting for the delivering thread.
   ///
   /// It goes only to the subscriptions made before it (serial below
@@ -320,7 +243,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   static func deliver(_ value: Value, to list: Unmanaged<SlotList>, below limit: UInt64, in context: DeliveryContext) {
     list._withUnsafeGuaranteedRef { list in
       for index in 0..<list.count {
-        list.unmanaged(at: index)?._withUnsafeGuaranteedRef { subscription in
+        subscription(in: list, at: index)?._withUnsafeGuaranteedRef { subscription in
           if subscription.serial < limit {
             subscription.gate.deliver(
               value,
@@ -340,21 +263,31 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     let context = DeliveryContext.current
     list._withUnsafeGuaranteedRef { list in
       for index in 0..<list.count {
-        list.unmanaged(at: index)?._withUnsafeGuaranteedRef { subscription in
+        subscription(in: list, at: index)?._withUnsafeGuaranteedRef { subscription in
           subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes, in: context)
         }
       }
     }
   }
 
+  /// The subscription in slot `index` of `list`, unretained. Every entry
+  /// of this core's lists is one of its `Subscription`s.
+  @inlinable @inline(__always)
+  static func subscription(in list: SlotList, at index: Int) -> Unmanaged<Subscription>? {
+    list.unmanaged(at: index).map { Unmanaged.fromOpaque($0.toOpaque()) }
+  }
+
   // MARK: Subscribing
 
   /// Adds an observer at the end of the list.
+  ///
+  /// Returns the entry as its non-generic base, so that callers need no
+  /// generic metadata for it.
   func subscribe(
     gate: DeliveryGate,
     dropsEchoes: Bool = true,
     handler: @escaping (Value) -> Void
-  ) -> Subscription {
+  ) -> SubscriptionBase {
     state.withLock { subscribe(gate: gate, dropsEchoes: dropsEchoes, handler: handler, in: &$0) }
   }
 
@@ -364,7 +297,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     dropsEchoes: Bool = true,
     handler: @escaping (Value) -> Void,
     in state: inout State
-  ) -> Subscription {
+  ) -> SubscriptionBase {
     let subscription = Subscription(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
     subscription.serial = state.nextSerial
     state.nextSerial += 1
@@ -377,7 +310,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   }
 
   /// Removes an observer in O(1) amortized time. Removing twice does nothing.
-  func unsubscribe(_ subscription: Subscription) {
+  func unsubscribeEntry(_ subscription: SubscriptionBase) {
     state.withLock { state in
       let index = Int(subscription.index)
       guard let list = Self.list(in: word.load(ordering: .relaxed)),
@@ -469,32 +402,141 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 
   // MARK: - Subscription
 
-  /// One observer's entry in a core.
+  /// One observer's entry in a core: the handler, on top of what the list
+  /// needs.
   @usableFromInline
-  final class Subscription: Detachable, Swift.Sendable {
-    // Stored in this order so that `index` and `dropsEchoes` share a word.
+  final class Subscription: SubscriptionBase, @unchecked Swift.Sendable {
     @usableFromInline nonisolated(unsafe) let handler: (Value) -> Void
-    @usableFromInline let gate: DeliveryGate
-    /// The order of subscription; set under the core's lock before the
-    /// subscription is visible, then constant.
-    @usableFromInline nonisolated(unsafe) var serial: UInt64 = 0
-    /// The slot in the current list, or -1 once removed. Guarded by the core's lock.
-    nonisolated(unsafe) var index: Int32 = -1
-    /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
-    @usableFromInline let dropsEchoes: Bool
-    /// Weak: when the sender and its core are gone there is nothing to remove from.
-    weak let core: _SenderCore?
 
     init(core: _SenderCore, gate: DeliveryGate, dropsEchoes: Bool, handler: @escaping (Value) -> Void) {
-      self.core = core
-      self.gate = gate
-      self.dropsEchoes = dropsEchoes
       self.handler = handler
+      super.init(owner: core, gate: gate, dropsEchoes: dropsEchoes)
     }
+  }
+}
 
-    func detach() {
-      core?.unsubscribe(self)
+extension _SenderCore: SubscriptionOwner {
+  func unsubscribe(_ subscription: SubscriptionBase) {
+    unsubscribeEntry(subscription)
+  }
+}
+
+// MARK: - SubscriptionBase
+
+/// What a sender core's list and removal need of an observer's entry.
+///
+/// Not generic, so that the list and removal need no generic metadata; the
+/// core's `Subscription` adds the typed handler.
+@usableFromInline
+class SubscriptionBase: Detachable, @unchecked Swift.Sendable {
+  // @unchecked: `index` is guarded by the owner's lock; `serial` is set
+  // under it before the entry is visible, then constant; the rest are
+  // constants.
+
+  @usableFromInline let gate: DeliveryGate
+  /// The order of subscription; set under the core's lock before the
+  /// subscription is visible, then constant.
+  @usableFromInline nonisolated(unsafe) var serial: UInt64 = 0
+  /// The slot in the current list, or -1 once removed. Guarded by the core's lock.
+  nonisolated(unsafe) var index: Int32 = -1
+  /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
+  @usableFromInline let dropsEchoes: Bool
+  /// Weak: when the sender and its core are gone there is nothing to remove from.
+  weak var owner: (any SubscriptionOwner)?
+
+  init(owner: any SubscriptionOwner, gate: DeliveryGate, dropsEchoes: Bool) {
+    self.owner = owner
+    self.gate = gate
+    self.dropsEchoes = dropsEchoes
+  }
+
+  func detach() {
+    owner?.unsubscribe(self)
+  }
+}
+
+/// A sender core, as its subscriptions see it.
+protocol SubscriptionOwner: AnyObject, Swift.Sendable {
+  func unsubscribe(_ subscription: SubscriptionBase)
+}
+
+// MARK: - SlotList
+
+/// The observers, in subscription order; `nil` for a removed one.
+///
+/// Its own storage rather than an array, so that a delivering thread can
+/// walk it with plain loads: reading an array out of an object would
+/// retain and release its buffer on every broadcast.
+@usableFromInline
+final class SlotList {
+  // Not generic, so that code working on it needs no generic metadata.
+  /// `count` initialized slots, room for `capacity`.
+  @usableFromInline @exclusivity(unchecked) var base: UnsafeMutablePointer<SubscriptionBase?>
+  @usableFromInline @exclusivity(unchecked) var count = 0
+  @exclusivity(unchecked) private var capacity: Int
+
+  init(capacity: Int) {
+    self.capacity = max(capacity, 4)
+    base = .allocate(capacity: self.capacity)
+  }
+
+  /// A list with the same slots as `other`.
+  convenience init(copying other: SlotList) {
+    self.init(capacity: other.count + other.count / 2)
+    base.initialize(from: other.base, count: other.count)
+    count = other.count
+  }
+
+  deinit {
+    base.deinitialize(count: count)
+    base.deallocate()
+  }
+
+  subscript(index: Int) -> SubscriptionBase? {
+    get { base[index] }
+    set { base[index] = newValue }
+  }
+
+  func append(_ subscription: SubscriptionBase) {
+    if count == capacity {
+      capacity *= 2
+      let grown = UnsafeMutablePointer<SubscriptionBase?>.allocate(capacity: capacity)
+      grown.moveInitialize(from: base, count: count)
+      base.deallocate()
+      base = grown
     }
+    (base + count).initialize(to: subscription)
+    count += 1
+  }
+
+  /// Empties a list that has no observer left.
+  func removeAll() {
+    base.deinitialize(count: count)
+    count = 0
+  }
+
+  /// Moves the observers to the front, in order, updating their indexes.
+  func compact() {
+    var kept = 0
+    for index in 0..<count {
+      guard let subscription = base[index] else { continue }
+      subscription.index = Int32(kept)
+      base[kept] = subscription
+      kept += 1
+    }
+    (base + kept).deinitialize(count: count - kept)
+    count = kept
+  }
+
+  /// The subscription in slot `index`, for borrowing without a retain.
+  ///
+  /// The list keeps every subscription alive, and each keeps its gate
+  /// and handler. Borrowing them, rather than copying each reference out,
+  /// saves three retain/release pairs per observer per value.
+  @inlinable @inline(__always)
+  func unmanaged(at index: Int) -> Unmanaged<SubscriptionBase>? {
+    // A `SubscriptionBase?` is a nullable reference.
+    UnsafeRawPointer(base + index).load(as: UnsafeRawPointer?.self).map { Unmanaged.fromOpaque($0) }
   }
 }
 

@@ -48,10 +48,10 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   // program has most of.
 
   /// The first subscription to undo, kept inline: most chains have one source.
-  private var firstDetachable: (any Detachable)?
+  @exclusivity(unchecked) private var firstDetachable: (any Detachable)?
   /// The rest, allocated only for a chain that needs them.
-  private var extras: Extras?
-  private var isDetached = false
+  @exclusivity(unchecked) private var extras: Extras?
+  @exclusivity(unchecked) private var isDetached = false
 
   /// What an observer holds beyond its first subscription.
   private final class Extras {
