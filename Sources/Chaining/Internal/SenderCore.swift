@@ -441,8 +441,11 @@ class SubscriptionBase: Detachable, @unchecked Swift.Sendable {
   nonisolated(unsafe) var index: Int32 = -1
   /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
   @usableFromInline let dropsEchoes: Bool
-  /// Weak: when the sender and its core are gone there is nothing to remove from.
-  weak var owner: (any SubscriptionOwner)?
+  /// Strong, though the owner's list holds this entry too: the cycle ends
+  /// when the entry is removed, which its observer always does, at the
+  /// latest when it is released. A weak reference would cost an atomic
+  /// operation on the owner's side table to make, load and destroy.
+  let owner: any SubscriptionOwner
 
   init(owner: any SubscriptionOwner, gate: DeliveryGate, dropsEchoes: Bool) {
     self.owner = owner
@@ -451,7 +454,7 @@ class SubscriptionBase: Detachable, @unchecked Swift.Sendable {
   }
 
   func detach() {
-    owner?.unsubscribe(self)
+    owner.unsubscribe(self)
   }
 }
 
