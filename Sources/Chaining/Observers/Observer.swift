@@ -53,6 +53,10 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   @exclusivity(unchecked) private var extras: Extras?
   @exclusivity(unchecked) private var isDetached = false
 
+  /// What `sync()` runs, in source order. Touched only by the thread
+  /// finishing the chain, before the gate opens (see `_ChainContext`).
+  @exclusivity(unchecked) var fetches: [() -> Void] = []
+
   /// What an observer holds beyond its first subscription.
   private final class Extras {
     /// The other subscriptions to undo.
@@ -65,6 +69,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     var hopGates: [DeliveryGate] = []
   }
 
+  @usableFromInline
   init() {}
 
   /// The extras, created on first use. Call under the stripe's lock.
@@ -96,6 +101,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   }
 
   /// Keeps `object` alive until invalidated; drops it at once if already invalidated.
+  @usableFromInline
   func retain(_ object: AnyObject) {
     let accepted = ParkingLot.withLock(self) { () -> Bool in
       if isDetached { return false }
