@@ -51,7 +51,6 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   @exclusivity(unchecked) private var firstDetachable: (any Detachable)?
   /// The rest, allocated only for a chain that needs them.
   @exclusivity(unchecked) private var extras: Extras?
-  @exclusivity(unchecked) private var isDetached = false
 
   /// What `sync()` runs, in source order. Touched only by the thread
   /// finishing the chain, before the gate opens (see `_ChainContext`).
@@ -89,7 +88,9 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   /// Takes over a subscription; undoes it at once if already invalidated.
   func adopt(_ detachable: any Detachable) {
     let accepted = ParkingLot.withLock(self) { () -> Bool in
-      if isDetached { return false }
+      // `invalidate()` closes the gate before it takes the resources, under
+      // this lock: a closed gate means they were taken, or are about to be.
+      if gate.isClosed { return false }
       if firstDetachable == nil {
         firstDetachable = detachable
       } else {
@@ -104,7 +105,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   @usableFromInline
   func retain(_ object: AnyObject) {
     let accepted = ParkingLot.withLock(self) { () -> Bool in
-      if isDetached { return false }
+      if gate.isClosed { return false }
       makeExtras().retained.append(object)
       return true
     }
@@ -126,7 +127,6 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     gate.close()
     typealias Resources = ([DeliveryGate], (any Detachable)?, [any Detachable], [AnyObject])
     let (gates, first, others, objects) = ParkingLot.withLock(self) { () -> Resources in
-      isDetached = true
       defer {
         firstDetachable = nil
         extras?.detachables = []
