@@ -45,7 +45,6 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
 
   /// The last value read or written, for when the object is gone.
   private let store: HolderStore<T, T>
-  private let isEqual: ((T, T) -> Bool)?
 
   /// Creates an adapter of `object`'s property at `keyPath`.
   ///
@@ -59,7 +58,6 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
     self.object = object
     self.keyPath = keyPath
     store = HolderStore(object[keyPath: keyPath])
-    isEqual = dynamicEquality(T.self)
   }
 
   /// The property's value. Setting it writes the property and broadcasts
@@ -75,7 +73,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
       store.write { cached in
         guard let object else { return (nil, nil) }
         let old = object[keyPath: keyPath]
-        if let isEqual, isEqual(old, newValue) { return (nil, nil) }
+        if areEqual(old, newValue) { return (nil, nil) }
         object[keyPath: keyPath] = newValue
         cached = newValue
         return (newValue, old)

@@ -39,15 +39,13 @@ public final class EventableValueHolder<T>: Syncable, Receivable {
   /// The type of the values this holder accepts as a receiver.
   public typealias ReceiveValue = T
 
-  private let store: HolderStore<T, Event>
-  private let isEqual: ((T, T) -> Bool)?
+  @usableFromInline let store: HolderStore<T, Event>
 
   /// Creates a holder with an initial value.
   ///
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) {
     store = HolderStore(initial)
-    isEqual = dynamicEquality(T.self)
   }
 
   /// Creates a holder of an `Equatable` value; setting an equal value sends nothing.
@@ -55,13 +53,13 @@ public final class EventableValueHolder<T>: Syncable, Receivable {
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) where T: Equatable {
     store = HolderStore(initial)
-    isEqual = { $0 == $1 }
   }
 
   /// The current value. Setting it sends ``Event/current(_:)``.
+  @inlinable
   public var value: T {
     get { store.read { $0 } }
-    set { store.replace(with: newValue, isEqual: isEqual) { .current($0) } }
+    set { store.replace(with: newValue) { .current($0) } }
   }
 
   /// Returns ``Event/fetched(_:)`` with the current value; ``Chain/sync()`` sends it.

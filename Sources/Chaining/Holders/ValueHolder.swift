@@ -58,7 +58,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   @inlinable
   public var value: T {
     get { store.read { $0 } }
-    set { store.replace(with: newValue, isEqual: areEqual) { $0 } }
+    set { store.replace(with: newValue) { $0 } }
   }
 
   /// Returns the current value; ``Chain/sync()`` sends it.

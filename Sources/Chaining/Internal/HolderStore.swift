@@ -54,15 +54,15 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   }
 
   /// Replaces the whole state with `newValue` and broadcasts `event(newValue)`,
-  /// unless `isEqual` says the two are equal: the setter of the value holders.
+  /// unless the two are equal (see `areEqual`): the setter of the value holders.
   ///
   /// `==` runs under the lock, so that comparing and storing are one step;
   /// the old value is released after unlocking.
   @inlinable @inline(__always)
-  func replace(with newValue: State, isEqual: ((State, State) -> Bool)?, event: (State) -> Event) {
+  func replace(with newValue: State, event: (State) -> Event) {
     // Not `write`: its type-erased garbage would box the old value.
     let (claim, old) = withLock { stored, coreState -> (_SenderCore<Event>.Claim, State?) in
-      if let isEqual, isEqual(stored, newValue) { return (.none, nil) }
+      if areEqual(stored, newValue) { return (.none, nil) }
       let old = stored
       stored = newValue
       return (core.claim(event(newValue), in: &coreState), old)
