@@ -114,24 +114,16 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @usableFromInline
   func queue<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) -> Bool {
     ParkingLot.withLock(self) {
-      var current = word.load(ordering: .relaxed)
-      while true {
-        if current & Self.closed != 0 { return false }
-        let claims = current & Self.running == 0
-        let desired = current | (claims ? Self.running : Self.queued)
-        let (exchanged, original) = word.compareExchange(
-          expected: current,
-          desired: desired,
-          ordering: .acquiringAndReleasing
-        )
-        if exchanged {
-          if !claims {
-            pending.append(Queued(causes: context.capture()) { body(value) })
-          }
-          return claims
-        }
-        current = original
+      let original = word.update { current in
+        if current & Self.closed != 0 { return nil }
+        return current | (current & Self.running == 0 ? Self.running : Self.queued)
       }
+      if original & Self.closed != 0 { return false }
+      let claims = original & Self.running == 0
+      if !claims {
+        pending.append(Queued(causes: context.capture()) { body(value) })
+      }
+      return claims
     }
   }
 
@@ -141,14 +133,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   ///
   /// Called once, by the thread that finished the chain, which holds the gate.
   func start(with first: [() -> Void]) {
-    let context = DeliveryContext.current
-    context.enter(self)
-    for run in first where !isClosed {
-      run()
-    }
-    context.popCause()
-    release(in: context)
-    context.leave()
+    run((), { _ in for fetch in first where !isClosed { fetch() } }, in: .current)
   }
 
   /// Runs what was queued meanwhile, until the queue is empty, then releases
@@ -183,21 +168,13 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   func close() {
     let waits = DeliveryContext.current.depth == 0
     let (running, dropped) = ParkingLot.withLock(self) { () -> (Bool, [Queued]) in
-      // Only the two fast changes can happen meanwhile: retry until none does.
-      var current = word.load(ordering: .relaxed)
-      while true {
+      // Only the two fast changes can happen meanwhile.
+      let original = word.update { current in
         let running = current & Self.running != 0
-        let desired = (current | Self.closed | (running && waits ? Self.waiting : 0)) & ~Self.queued
-        let (exchanged, original) = word.compareExchange(
-          expected: current,
-          desired: desired,
-          ordering: .acquiringAndReleasing
-        )
-        if exchanged { break }
-        current = original
+        return (current | Self.closed | (running && waits ? Self.waiting : 0)) & ~Self.queued
       }
       defer { pending = [] }
-      return (current & Self.running != 0, pending)
+      return (original & Self.running != 0, pending)
     }
     _ = consume dropped  // released here, outside the lock
     if running, waits {

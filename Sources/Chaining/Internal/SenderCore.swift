@@ -149,23 +149,14 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   func claim(_ value: Value, in state: inout State) -> Claim {
     // `changing` is only set under the lock, so it is clear here; only the
     // delivering thread's lock-free stop can change the word meanwhile.
-    var current = word.load(ordering: .relaxed)
-    while true {
-      guard let list = Self.list(in: current) else { return .none }
-      let claims = current & Self.delivering == 0
-      let (exchanged, original) = word.compareExchange(
-        expected: current,
-        desired: current | (claims ? Self.delivering : Self.queued),
-        ordering: .acquiringAndReleasing
-      )
-      if !exchanged {
-        current = original
-        continue
-      }
-      if claims { return .deliver(list, claimed: current) }
-      state.pending.append(Pending(value: value, causes: DeliveryContext.current.capture(), limit: state.nextSerial))
-      return .none
+    let original = word.update { current in
+      if Self.list(in: current) == nil { return nil }
+      return current | (current & Self.delivering == 0 ? Self.delivering : Self.queued)
     }
+    guard let list = Self.list(in: original) else { return .none }
+    if original & Self.delivering == 0 { return .deliver(list, claimed: original) }
+    state.pending.append(Pending(value: value, causes: DeliveryContext.current.capture(), limit: state.nextSerial))
+    return .none
   }
 
   /// Decides, under the lock, how a run of values is delivered: one after

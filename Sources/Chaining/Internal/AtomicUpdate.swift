@@ -1,0 +1,35 @@
+import Synchronization
+
+// MARK: - Atomic.update
+
+/// The storage of an atomic `Int` or `UInt` on this platform.
+#if _pointerBitWidth(_64)
+@usableFromInline typealias AtomicWordStorage = _Atomic64BitStorage
+#else
+@usableFromInline typealias AtomicWordStorage = _Atomic32BitStorage
+#endif
+
+extension Atomic where Value.AtomicRepresentation == AtomicWordStorage {
+  /// Replaces the value with `next(current)`, by compare-and-swap, retrying
+  /// with the new value when another thread changed it meanwhile; `next`
+  /// returning `nil` leaves the value as it is. Returns the value `next` was
+  /// last given: the one replaced, or the one left.
+  ///
+  /// The gates and the sender cores change their flag words (an `Int` and
+  /// a `UInt`) this way under their locks, where only a lock-free fast path
+  /// can race with them. The exchange acquires and releases.
+  @inlinable @inline(__always)
+  func update(_ next: (Value) -> Value?) -> Value {
+    var current = load(ordering: .relaxed)
+    while let desired = next(current) {
+      let (exchanged, original) = compareExchange(
+        expected: current,
+        desired: desired,
+        ordering: .acquiringAndReleasing
+      )
+      if exchanged { return current }
+      current = original
+    }
+    return current
+  }
+}
