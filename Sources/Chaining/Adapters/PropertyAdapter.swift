@@ -162,10 +162,8 @@ extension PropertyAdapter {
       if let entry = table.entries[key], entry.object === object, let adapter = entry.adapter {
         return adapter  // another thread shared one first
       }
-      if table.entries.count >= table.sweepAt {
-        table.entries = table.entries.filter { $0.value.object != nil && $0.value.adapter != nil }
-        table.sweepAt = max(64, table.entries.count * 2)
-      }
+      // The entries hold nothing strongly: dropping them here runs no deinit.
+      _ = table.sweepIfGrown { $0.object == nil || $0.adapter == nil }
       table.entries[key] = SharedAdapterEntry(object: object, adapter: made)
       return made
     }
@@ -192,13 +190,8 @@ private struct SharedAdapterEntry {
   weak var adapter: AnyObject?
 }
 
-private struct SharedAdapterTable {
-  var entries: [SharedAdapterKey: SharedAdapterEntry] = [:]
-  var sweepAt = 64
-}
-
 /// The shared adapters, held weakly; swept when the table doubles.
-private let sharedAdapters = Protected(SharedAdapterTable())
+private let sharedAdapters = Protected(SweptTable<SharedAdapterKey, SharedAdapterEntry>())
 
 // @unchecked: the adapter reads and writes the object's property only under
 // its store's lock; it is safe to share when the object and the values are.

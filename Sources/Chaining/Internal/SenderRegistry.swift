@@ -16,14 +16,9 @@ enum SenderRegistry {
     let core: AnyObject
   }
 
-  private struct Table {
-    var entries: [ObjectIdentifier: Entry] = [:]
-    var sweepAt = 64
-  }
-
   /// Guards the table. Never held while user code runs: cores are created
   /// and looked up here, broadcasts happen after unlocking.
-  private static let table = Protected(Table())
+  private static let table = Protected(SweptTable<ObjectIdentifier, Entry>())
 
   /// Returns the core of `object`, creating it when `creating` is true.
   static func core<Object: AnyObject, Value>(
@@ -45,14 +40,7 @@ enum SenderRegistry {
         garbage.append(entry.core)  // a dead object's core at a reused address
       }
       guard creating else { return nil }
-      if table.entries.count >= table.sweepAt {
-        let dead = table.entries.filter { $0.value.object == nil }
-        for (key, entry) in dead {
-          garbage.append(entry.core)
-          table.entries[key] = nil
-        }
-        table.sweepAt = max(64, table.entries.count * 2)
-      }
+      garbage += table.sweepIfGrown { $0.object == nil }.map(\.core)
       let core = _SenderCore<Value>()
       table.entries[id] = Entry(object: object, core: core)
       return core
