@@ -18,8 +18,9 @@ extension Observer {
   /// How many fetches the sources so far registered.
   var fetchCount: Int { fetches.count }
 
-  func add(_ detachable: any Detachable) {
-    adopt(detachable)
+  func add(_ subscription: SubscriptionBase) {
+    subscriptionCount += 1
+    adopt(subscription)
   }
 
   /// Makes the observer close a hop's gate when it is invalidated.
@@ -37,6 +38,8 @@ extension Observer {
   func start(fetching: Bool) {
     let first = fetching ? fetches : []
     fetches = []
-    gate.start(with: first)
+    // The one sender of a chain with one source may run it without
+    // claiming its gate (see `DeliveryGate.deliverAlone`).
+    gate.start(with: first, alone: subscriptionCount == 1)
   }
 }

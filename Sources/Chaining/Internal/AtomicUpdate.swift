@@ -17,16 +17,17 @@ extension Atomic where Value.AtomicRepresentation == AtomicWordStorage {
   ///
   /// The gates and the sender cores change their flag words (an `Int` and
   /// a `UInt`) this way under their locks, where only a lock-free fast path
-  /// can race with them. The exchange acquires and releases.
+  /// can race with them. The exchange acquires and releases, and is
+  /// sequentially consistent when `sequentiallyConsistent` is true.
   @inlinable @inline(__always)
-  func update(_ next: (Value) -> Value?) -> Value {
+  func update(sequentiallyConsistent: Bool = false, _ next: (Value) -> Value?) -> Value {
     var current = load(ordering: .relaxed)
     while let desired = next(current) {
-      let (exchanged, original) = compareExchange(
-        expected: current,
-        desired: desired,
-        ordering: .acquiringAndReleasing
-      )
+      // The ordering must be a literal, hence the two calls.
+      let (exchanged, original) =
+        sequentiallyConsistent
+        ? compareExchange(expected: current, desired: desired, ordering: .sequentiallyConsistent)
+        : compareExchange(expected: current, desired: desired, ordering: .acquiringAndReleasing)
       if exchanged { return current }
       current = original
     }

@@ -23,6 +23,12 @@ import Synchronization
 /// compare-and-swap and releases it with another. A thread that finds the
 /// gate running, a closer that must wait, and a runner that finds values
 /// queued meet under the lock of the gate's ``ParkingLot`` stripe.
+///
+/// A chain whose only source is one sender core needs neither: that core
+/// already delivers one value at a time. Such a gate is marked `alone` when
+/// the chain starts, and the core, when its list has this chain alone, runs
+/// it without claiming the gate (`deliverAlone`). The core then tells
+/// `invalidate()` whether to wait (`_SenderCore.awaitDeliveryAlone(to:)`).
 @usableFromInline
 final class DeliveryGate: @unchecked Swift.Sendable {
   // @unchecked: `pending` is guarded by the gate's ParkingLot stripe; the
@@ -36,10 +42,14 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @usableFromInline static let waiting = 4
   /// Set once by `close()`; no run starts afterwards.
   @usableFromInline static let closed = 8
+  /// Set when the chain starts, when its only source is one sender core:
+  /// that core's deliveries may then run it without claiming (see the
+  /// type's discussion). Never cleared.
+  @usableFromInline static let alone = 16
 
   /// The flags above. Changes other than the two fast ones (claiming an
   /// idle gate, `0 → running`, and releasing a gate nobody waits for,
-  /// `running → 0`) are made under the stripe's lock.
+  /// `running → 0`, each keeping `alone`) are made under the stripe's lock.
   @usableFromInline let word: Atomic<Int>
 
   /// Runs queued while the chain was running. Guarded by the stripe's lock.
@@ -82,30 +92,67 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     in context: DeliveryContext
   ) {
     if dropsEchoes, context.isCaused(by: self) { return }
-    let (claimed, original) = word.compareExchange(expected: 0, desired: Self.running, ordering: .acquiring)
+    let idle = word.load(ordering: .relaxed) & Self.alone
+    let (claimed, original) = word.compareExchange(
+      expected: idle,
+      desired: idle | Self.running,
+      ordering: .acquiring
+    )
     if claimed {
-      run(value, body, in: context)
+      run(value, body, idle: idle, in: context)
     } else if original & Self.closed == 0, queue(value, body, in: context) {
-      run(value, body, in: context)
+      run(value, body, idle: original & Self.alone, in: context)
     }
   }
 
-  /// Runs `body(value)` on the thread that claimed the gate, then releases it.
+  /// Runs `body(value)` without claiming the gate, when it is `alone` and
+  /// open; otherwise like `deliver`.
+  ///
+  /// Only for a sender core delivering from a list that has this chain
+  /// alone, while it holds its delivery: nothing else can run the chain
+  /// then, and the core's claim, made before, pairs with `close()` (see
+  /// `_SenderCore.awaitDeliveryAlone(to:)`).
   @inlinable @inline(__always)
-  func run<Value>(_ value: Value, _ body: (Value) -> Void, in context: DeliveryContext) {
+  func deliverAlone<Value>(
+    _ value: Value,
+    to body: @escaping (Value) -> Void,
+    dropsEchoes: Bool,
+    in context: DeliveryContext
+  ) {
+    // Sequentially consistent: this load comes after the core's claim, as
+    // `close()`'s load of the core comes after its change of this word.
+    guard word.load(ordering: .sequentiallyConsistent) == Self.alone else {
+      deliver(value, to: body, dropsEchoes: dropsEchoes, in: context)
+      return
+    }
+    if dropsEchoes, context.isCaused(by: self) { return }
     context.enter(self)
     body(value)
     context.popCause()
-    release(in: context)
     context.leave()
   }
 
-  /// Releases the claimed gate: at once when nothing is queued and nobody
-  /// waits, otherwise after running what was queued.
+  /// Whether deliveries may run the chain without claiming the gate.
+  var isAlone: Bool { word.load(ordering: .relaxed) & Self.alone != 0 }
+
+  /// Runs `body(value)` on the thread that claimed the gate, then releases
+  /// it back to `idle` (0, or `alone`).
   @inlinable @inline(__always)
-  func release(in context: DeliveryContext) {
-    if !word.compareExchange(expected: Self.running, desired: 0, ordering: .releasing).exchanged {
-      runPending(in: context)
+  func run<Value>(_ value: Value, _ body: (Value) -> Void, idle: Int, in context: DeliveryContext) {
+    context.enter(self)
+    body(value)
+    context.popCause()
+    release(idle | Self.running, to: idle, in: context)
+    context.leave()
+  }
+
+  /// Releases the claimed gate, from `claimed` to `idle`: at once when
+  /// nothing is queued and nobody waits, otherwise after running what was
+  /// queued.
+  @inlinable @inline(__always)
+  func release(_ claimed: Int, to idle: Int, in context: DeliveryContext) {
+    if !word.compareExchange(expected: claimed, desired: idle, ordering: .releasing).exchanged {
+      runPending(leaving: idle, in: context)
     }
   }
 
@@ -129,21 +176,26 @@ final class DeliveryGate: @unchecked Swift.Sendable {
 
   /// Opens the gate once the chain is finished: runs `first` (the fetches of
   /// `sync()`, in order), then what arrived while the chain was being
-  /// finished, then lets values in.
+  /// finished, then lets values in, marking the gate `alone` when `alone`.
   ///
   /// Called once, by the thread that finished the chain, which holds the gate.
-  func start(with first: [() -> Void]) {
-    run((), { _ in for fetch in first where !isClosed { fetch() } }, in: .current)
+  func start(with first: [() -> Void], alone: Bool) {
+    let context = DeliveryContext.current
+    context.enter(self)
+    for fetch in first where !isClosed { fetch() }
+    context.popCause()
+    release(Self.running, to: alone ? Self.alone : 0, in: context)
+    context.leave()
   }
 
   /// Runs what was queued meanwhile, until the queue is empty, then releases
-  /// the gate and wakes a waiting `close()`.
+  /// the gate to `idle` (keeping `closed`) and wakes a waiting `close()`.
   @usableFromInline
-  func runPending(in context: DeliveryContext) {
+  func runPending(leaving idle: Int, in context: DeliveryContext) {
     while true {
       let batch = ParkingLot.withLock(self) { () -> [Queued] in
         if pending.isEmpty {
-          let released = word.load(ordering: .relaxed) & Self.closed
+          let released = (word.load(ordering: .relaxed) & Self.closed) | idle
           let original = word.exchange(released, ordering: .acquiringAndReleasing)
           if original & Self.waiting != 0 { ParkingLot.wakeAll(self) }
           return []
@@ -164,12 +216,15 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// After `close()` returns no run starts. A run in progress on another
   /// thread is waited for, except when the calling thread is itself inside
   /// a delivery: two handlers closing each other's chains from two threads
-  /// would otherwise wait for each other forever.
+  /// would otherwise wait for each other forever. A run that did not claim
+  /// the gate (`deliverAlone`) is not waited for here: the observer then
+  /// asks the sender core (see `Observer.invalidate()`).
   func close() {
     let waits = DeliveryContext.current.depth == 0
     let (running, dropped) = ParkingLot.withLock(self) { () -> (Bool, [Queued]) in
-      // Only the two fast changes can happen meanwhile.
-      let original = word.update { current in
+      // Only the two fast changes can happen meanwhile. Sequentially
+      // consistent: see `deliverAlone`.
+      let original = word.update(sequentiallyConsistent: true) { current in
         let running = current & Self.running != 0
         return (current | Self.closed | (running && waits ? Self.waiting : 0)) & ~Self.queued
       }

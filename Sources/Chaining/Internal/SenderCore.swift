@@ -48,6 +48,12 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     @usableFromInline var retired: [SlotList] = []
     /// The list dropped when the last observer left, kept for the next one.
     var spare: SlotList?
+    /// Set while the delivering thread runs `finishLocked()`: it is past
+    /// the delivery it claimed, and claims every gate from now on.
+    var finishing = false
+    /// Set while an `awaitDeliveryAlone(to:)` waits: the delivering thread
+    /// wakes it when it stops or starts `finishLocked()`.
+    var aloneWaiting = false
 
     @usableFromInline
     init() {}
@@ -124,8 +130,13 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   func broadcast(_ value: Value) {
     let current = word.load(ordering: .relaxed)
     if current == 0 { return }  // no observer
+    // Sequentially consistent, as every claim: see `awaitDeliveryAlone(to:)`.
     if current & Self.flags == 0,
-      word.compareExchange(expected: current, desired: current | Self.delivering, ordering: .acquiring).exchanged
+      word.compareExchange(
+        expected: current,
+        desired: current | Self.delivering,
+        ordering: .sequentiallyConsistent
+      ).exchanged
     {
       Self.deliver(value, to: Self.list(in: current).unsafelyUnwrapped)
       finish(claimed: current)
@@ -149,7 +160,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   func claim(_ value: Value, in state: inout State) -> Claim {
     // `changing` is only set under the lock, so it is clear here; only the
     // delivering thread's lock-free stop can change the word meanwhile.
-    let original = word.update { current in
+    // Sequentially consistent, as every claim: see `awaitDeliveryAlone(to:)`.
+    let original = word.update(sequentiallyConsistent: true) { current in
       if Self.list(in: current) == nil { return nil }
       return current | (current & Self.delivering == 0 ? Self.delivering : Self.queued)
     }
@@ -203,22 +215,29 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   func finishLocked() {
     let context = DeliveryContext.current
     while true {
-      let (batch, list, retired) = state.withLock { state -> ([Pending], Unmanaged<SlotList>?, [SlotList]) in
-        // This thread no longer reads the lists it delivered from.
+      typealias Next = (batch: [Pending], list: Unmanaged<SlotList>?, retired: [SlotList], wakes: Bool)
+      let (batch, list, retired, wakes) = state.withLock { state -> Next in
+        // This thread no longer reads the lists it delivered from, nor
+        // runs a chain without claiming its gate.
         let retired = state.retired
         state.retired = []
+        let wakes = state.aloneWaiting
+        state.aloneWaiting = false
         let current = word.load(ordering: .relaxed)
         let pointer = current & ~Self.flags
         if state.pending.isEmpty {
+          state.finishing = false
           word.store(pointer, ordering: .releasing)
-          return ([], nil, retired)
+          return ([], nil, retired, wakes)
         }
+        state.finishing = true
         // Still delivering, from the current list: it is shared again.
         word.store(pointer | Self.delivering, ordering: .relaxed)
         defer { state.pending = [] }
-        return (state.pending, Self.list(in: current), retired)
+        return (state.pending, Self.list(in: current), retired, wakes)
       }
       _ = consume retired  // released outside the lock
+      if wakes { ParkingLot.wakeAll(self) }
       if batch.isEmpty { return }
       guard let list else { continue }  // no observer left
       for pending in batch {
@@ -249,10 +268,26 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   }
 
   /// Delivers a value to every subscription of a list the caller claimed.
+  ///
+  /// A list of one runs its chain without claiming the chain's gate when
+  /// the gate allows it (see `DeliveryGate.deliverAlone`): this delivery
+  /// already runs one value at a time, and `awaitDeliveryAlone(to:)` lets
+  /// `invalidate()` wait for it.
   @inlinable @inline(__always)
   static func deliver(_ value: Value, to list: Unmanaged<SlotList>) {
     let context = DeliveryContext.current
     list._withUnsafeGuaranteedRef { list in
+      if list.count == 1 {
+        subscription(in: list, at: 0)?._withUnsafeGuaranteedRef { subscription in
+          subscription.gate.deliverAlone(
+            value,
+            to: subscription.handler,
+            dropsEchoes: subscription.dropsEchoes,
+            in: context
+          )
+        }
+        return
+      }
       for index in 0..<list.count {
         subscription(in: list, at: index)?._withUnsafeGuaranteedRef { subscription in
           subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes, in: context)
@@ -410,6 +445,45 @@ extension _SenderCore: SubscriptionOwner {
   func unsubscribe(_ subscription: SubscriptionBase) {
     unsubscribeEntry(subscription)
   }
+
+  /// Waits until this core no longer runs `subscription`'s chain without
+  /// claiming its gate; called by `invalidate()` once the gate is closed.
+  ///
+  /// Such a run happens only while a thread delivers, before
+  /// `finishLocked()`, from a list of `subscription` alone: the list it
+  /// claimed is then the current one or, when it was replaced meanwhile,
+  /// the first one retired. So this waits only for that chain's own
+  /// handler, never for another chain's. Like `DeliveryGate.close()`, it
+  /// does not wait when called from inside a delivery.
+  ///
+  /// The claim and this check pair up: the delivering thread claims (a
+  /// sequentially consistent read-modify-write) and then reads the gate;
+  /// the closer changed the gate (another) before reading the word here.
+  /// So either the delivering thread sees the gate closed and skips the
+  /// chain, or this sees the delivery and waits.
+  func awaitDeliveryAlone(to subscription: SubscriptionBase) {
+    // Nobody delivering: the next claim will see the gate closed.
+    if word.load(ordering: .sequentiallyConsistent) & Self.delivering == 0 { return }
+    guard DeliveryContext.current.depth == 0 else { return }
+    ParkingLot.wait(for: self) {
+      state.withLock { state in
+        let current = word.load(ordering: .sequentiallyConsistent)
+        if current & Self.delivering == 0 || state.finishing { return true }
+        let claimed =
+          current & Self.unshared != 0
+          ? state.retired.first.map { Unmanaged.passUnretained($0) } : Self.list(in: current)
+        guard let claimed, claimed._withUnsafeGuaranteedRef({ $0.count == 1 && $0[0] === subscription }) else {
+          return true
+        }
+        // Make the delivering thread stop through `finishLocked()`, which
+        // wakes this one; unless its lock-free stop came first.
+        let original = word.update { $0 & Self.delivering != 0 ? $0 | Self.queued : nil }
+        if original & Self.delivering == 0 { return true }
+        state.aloneWaiting = true
+        return false
+      }
+    }
+  }
 }
 
 // MARK: - SubscriptionBase
@@ -419,7 +493,7 @@ extension _SenderCore: SubscriptionOwner {
 /// Not generic, so that the list and removal need no generic metadata; the
 /// core's `Subscription` adds the typed handler.
 @usableFromInline
-class SubscriptionBase: Detachable, @unchecked Swift.Sendable {
+class SubscriptionBase: @unchecked Swift.Sendable {
   // @unchecked: `index` is guarded by the owner's lock; `serial` is set
   // under it before the entry is visible, then constant; the rest are
   // constants.
@@ -444,6 +518,8 @@ class SubscriptionBase: Detachable, @unchecked Swift.Sendable {
     self.dropsEchoes = dropsEchoes
   }
 
+  /// Removes this entry from its owner's list; called by the observer
+  /// when it is invalidated. Removing twice does nothing.
   func detach() {
     owner.unsubscribe(self)
   }
@@ -452,6 +528,9 @@ class SubscriptionBase: Detachable, @unchecked Swift.Sendable {
 /// A sender core, as its subscriptions see it.
 protocol SubscriptionOwner: AnyObject, Swift.Sendable {
   func unsubscribe(_ subscription: SubscriptionBase)
+  /// Waits for a run of `subscription`'s chain made without claiming its
+  /// gate, if one is in progress on another thread.
+  func awaitDeliveryAlone(to subscription: SubscriptionBase)
 }
 
 // MARK: - SlotList
@@ -532,9 +611,4 @@ final class SlotList {
     // A `SubscriptionBase?` is a nullable reference.
     UnsafeRawPointer(base + index).load(as: UnsafeRawPointer?.self).map { Unmanaged.fromOpaque($0) }
   }
-}
-
-/// Something an observer undoes when it is invalidated.
-protocol Detachable: AnyObject, Swift.Sendable {
-  func detach()
 }

@@ -48,18 +48,21 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   // program has most of.
 
   /// The first subscription to undo, kept inline: most chains have one source.
-  @exclusivity(unchecked) private var firstDetachable: (any Detachable)?
+  @exclusivity(unchecked) private var firstSubscription: SubscriptionBase?
   /// The rest, allocated only for a chain that needs them.
   @exclusivity(unchecked) private var extras: Extras?
 
   /// What `sync()` runs, in source order. Touched only by the thread
   /// finishing the chain, before the gate opens (see `_ChainContext`).
   @exclusivity(unchecked) var fetches: [() -> Void] = []
+  /// How many subscriptions the chain made. Touched only by the thread
+  /// finishing the chain.
+  @exclusivity(unchecked) var subscriptionCount: Int32 = 0
 
   /// What an observer holds beyond its first subscription.
   private final class Extras {
     /// The other subscriptions to undo.
-    var detachables: [any Detachable] = []
+    var subscriptions: [SubscriptionBase] = []
     /// Objects kept alive until invalidated.
     var retained: [AnyObject] = []
     /// The gates of steps that hop to another thread. Kept after
@@ -86,19 +89,19 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   }
 
   /// Takes over a subscription; undoes it at once if already invalidated.
-  func adopt(_ detachable: any Detachable) {
+  func adopt(_ subscription: SubscriptionBase) {
     let accepted = ParkingLot.withLock(self) { () -> Bool in
       // `invalidate()` closes the gate before it takes the resources, under
       // this lock: a closed gate means they were taken, or are about to be.
       if gate.isClosed { return false }
-      if firstDetachable == nil {
-        firstDetachable = detachable
+      if firstSubscription == nil {
+        firstSubscription = subscription
       } else {
-        makeExtras().detachables.append(detachable)
+        makeExtras().subscriptions.append(subscription)
       }
       return true
     }
-    if !accepted { detachable.detach() }
+    if !accepted { subscription.detach() }
   }
 
   /// Keeps `object` alive until invalidated; drops it at once if already invalidated.
@@ -125,21 +128,25 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   /// the type's discussion of threads). Calling it again does nothing.
   public func invalidate() {
     gate.close()
-    typealias Resources = ([DeliveryGate], (any Detachable)?, [any Detachable], [AnyObject])
+    typealias Resources = ([DeliveryGate], SubscriptionBase?, [SubscriptionBase], [AnyObject])
     let (gates, first, others, objects) = ParkingLot.withLock(self) { () -> Resources in
       defer {
-        firstDetachable = nil
-        extras?.detachables = []
+        firstSubscription = nil
+        extras?.subscriptions = []
         extras?.retained = []
       }
-      return (extras?.hopGates ?? [], firstDetachable, extras?.detachables ?? [], extras?.retained ?? [])
+      return (extras?.hopGates ?? [], firstSubscription, extras?.subscriptions ?? [], extras?.retained ?? [])
     }
     for hopGate in gates {
       hopGate.close()
     }
-    first?.detach()
-    for detachable in others {
-      detachable.detach()
+    if let first {
+      // The gate does not see runs its sender made without claiming it.
+      if gate.isAlone { first.owner.awaitDeliveryAlone(to: first) }
+      first.detach()
+    }
+    for subscription in others {
+      subscription.detach()
     }
     _ = consume objects  // released here, outside every lock
   }

@@ -56,6 +56,42 @@ import Testing
     observer.invalidate()
   }
 
+  @Test func aChainNeverRunsOnTwoThreadsAtOnceWhetherOrNotItIsItsSendersOnlyObserver() {
+    // The steady chain runs without claiming its gate while it is the only
+    // observer, and through the gate while a temporary one is subscribed.
+    // Its state has no lock: the overlap count and the thread sanitizer
+    // catch two runs at once.
+    final class Tally: @unchecked Swift.Sendable {
+      var running = 0
+      var overlaps = 0
+      var total = 0
+    }
+    let broadcasters = 3
+    let perThread = 3_000
+    let notifier = Notifier<Int>()
+    let tally = Tally()
+    let observer = notifier.chain().do { value in
+      tally.running += 1
+      if tally.running != 1 { tally.overlaps += 1 }
+      tally.total += value
+      tally.running -= 1
+    }.end()
+
+    race(threads: broadcasters + 1) { thread in
+      if thread < broadcasters {
+        for _ in 0..<perThread { notifier.notify(value: 1) }
+      } else {
+        for _ in 0..<1_000 {
+          notifier.chain().do { _ in }.end().invalidate()
+        }
+      }
+    }
+
+    #expect(tally.total == broadcasters * perThread)
+    #expect(tally.overlaps == 0)
+    observer.invalidate()
+  }
+
   @Test func boundReceiverEndsOnTheHoldersLatestValueAfterConcurrentWrites() {
     let holder = ValueHolder(-1)
     let mirror = ValueHolder(-2)

@@ -41,7 +41,7 @@ import Testing
       gate.deliver("sent", to: { log.append($0) }, in: DeliveryContext.current)
     }.wait()
     #expect(log.history == [])
-    gate.start(with: [{ log.append("fetched") }])
+    gate.start(with: [{ log.append("fetched") }], alone: false)
     #expect(log.history == ["fetched", "sent"])
   }
 
@@ -121,5 +121,76 @@ import Testing
     #expect(tally.total == threads * perThread)
     #expect(tally.overlaps == 0)
     #expect(gate.word.load(ordering: .acquiring) == 0)
+  }
+
+  // A gate started `alone` lets its only sender core run the chain
+  // without claiming it (`deliverAlone`); every other path is unchanged.
+
+  @Test func startMarksTheGateAloneOnlyWhenAsked() {
+    let alone = DeliveryGate(held: true)
+    alone.start(with: [], alone: true)
+    #expect(alone.word.load(ordering: .relaxed) == DeliveryGate.alone)
+    #expect(alone.isAlone)
+    let shared = DeliveryGate(held: true)
+    shared.start(with: [], alone: false)
+    #expect(shared.word.load(ordering: .relaxed) == 0)
+    #expect(!shared.isAlone)
+  }
+
+  @Test func deliverAloneRunsAnAloneGateWithoutClaimingIt() {
+    let gate = DeliveryGate(held: true)
+    gate.start(with: [], alone: true)
+    let words = Recorder<Int>()
+    let context = DeliveryContext.current
+    func body(_ value: Int) {
+      words.append(gate.word.load(ordering: .relaxed))
+      // The run is still this chain's: an echo of it is dropped.
+      gate.deliverAlone(value + 1, to: body, dropsEchoes: true, in: context)
+    }
+    gate.deliverAlone(1, to: body, dropsEchoes: true, in: context)
+    #expect(words.history == [DeliveryGate.alone])
+    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone)
+  }
+
+  @Test func deliverAloneClaimsAGateThatIsNotAlone() {
+    let gate = DeliveryGate(held: false)
+    let words = Recorder<Int>()
+    gate.deliverAlone(1, to: { _ in words.append(gate.word.load(ordering: .relaxed)) }, dropsEchoes: true, in: .current)
+    #expect(words.history == [DeliveryGate.running])
+    #expect(gate.word.load(ordering: .relaxed) == 0)
+  }
+
+  @Test func deliverAloneRunsNothingOnceTheGateIsClosed() {
+    let gate = DeliveryGate(held: true)
+    gate.start(with: [], alone: true)
+    gate.close()
+    let log = Recorder<Int>()
+    gate.deliverAlone(1, to: { log.append($0) }, dropsEchoes: true, in: .current)
+    gate.deliver(2, to: { log.append($0) }, in: .current)
+    #expect(log.history == [])
+    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone | DeliveryGate.closed)
+  }
+
+  @Test func anAloneGateStillClaimsQueuesAndKeepsItsMark() {
+    let gate = DeliveryGate(held: true)
+    let log = Recorder<String>()
+    spawn {
+      gate.deliver("sent while held", to: { log.append($0) }, in: DeliveryContext.current)
+    }.wait()
+    gate.start(with: [{ log.append("fetched") }], alone: true)
+    let context = DeliveryContext.current
+    func body(_ value: Int) {
+      log.append("start \(value), word \(gate.word.load(ordering: .relaxed))")
+      if value == 1 { gate.deliver(2, to: body, dropsEchoes: false, in: context) }
+    }
+    gate.deliver(1, to: body, in: context)
+    let running = DeliveryGate.alone | DeliveryGate.running
+    #expect(
+      log.history == [
+        "fetched", "sent while held", "start 1, word \(running)",
+        "start 2, word \(running)",
+      ]
+    )
+    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone)
   }
 }

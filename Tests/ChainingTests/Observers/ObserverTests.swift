@@ -67,19 +67,8 @@ import Testing
       events.append("handler finished \(value)")
     }.end()
 
-    let sender = spawn { notifier.notify(value: 1) }
-    entered.wait()
-    let invalidator = spawn {
-      observer.invalidate()
-      events.append("invalidate returned")
-    }
-    // invalidate() must still be waiting for the handler: its thread cannot
-    // finish while the handler is held. (A correct implementation always
-    // times out here.)
-    #expect(invalidator.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
-    proceed.signal()
-    sender.wait()
-    invalidator.wait()
+    let sender = holdDelivery(of: notifier, entered: entered)
+    invalidateWhileHeld(observer, events: events, proceed: proceed, sender: sender)
     notifier.notify(value: 2)
     #expect(events.history == ["handler started 1", "handler finished 1", "invalidate returned"])
   }
@@ -90,18 +79,31 @@ import Testing
     let observer = notifier.chain().do { received.append($0) }.end()
     let firstDelivered = DispatchSemaphore(value: 0)
     let marker = notifier.chain().do { value in if value == 0 { firstDelivered.signal() } }.end()
-    let sender = spawn {
+    let countWhenInvalidated = invalidate(observer, once: firstDelivered, recorded: received) {
       for value in 0..<20_000 { notifier.notify(value: value) }
     }
+    #expect(countWhenInvalidated >= 1)
+    // What was delivered is a prefix, in order, without gaps.
+    #expect(received.history == Array(0..<countWhenInvalidated))
+    _ = marker
+  }
+
+  /// Runs `send` on another thread, invalidates `observer` once
+  /// `firstDelivered` is signalled, and returns how many values
+  /// `received` had then, checking that none arrived afterwards.
+  private func invalidate(
+    _ observer: Observer,
+    once firstDelivered: DispatchSemaphore,
+    recorded received: Recorder<Int>,
+    whileSending send: @escaping @Sendable () -> Void
+  ) -> Int {
+    let sender = spawn(send)
     firstDelivered.wait()
     observer.invalidate()
     let countWhenInvalidated = received.count
     sender.wait()
     #expect(received.count == countWhenInvalidated)
-    #expect(countWhenInvalidated >= 1)
-    // What was delivered is a prefix, in order, without gaps.
-    #expect(received.history == Array(0..<countWhenInvalidated))
-    _ = marker
+    return countWhenInvalidated
   }
 
   @Test func handlerCanInvalidateItsOwnObserver() {
@@ -162,5 +164,131 @@ import Testing
     #expect(Set(received.history) == ["left", "right"])
     #expect(leftObserver?.isInvalidated == true)
     #expect(rightObserver?.isInvalidated == true)
+  }
+
+  // A chain whose only source is one sender, and the only observer of that
+  // sender, runs without claiming its gate (`DeliveryGate.deliverAlone`);
+  // the sender then tells `invalidate()` whether to wait. The test above
+  // covers the plain case; these cover the others.
+
+  /// Starts `notify(value: 1)` on another thread and returns once the
+  /// first observer's handler holds it: `entered` was signalled.
+  private func holdDelivery(of notifier: Notifier<Int>, entered: DispatchSemaphore) -> DispatchGroup {
+    let sender = spawn { notifier.notify(value: 1) }
+    entered.wait()
+    return sender
+  }
+
+  /// Invalidates `observer` on another thread while the delivery of
+  /// `sender` is held in its handler, checks that `invalidate()` is still
+  /// waiting, then lets the handler go (`proceed`) and waits for both
+  /// threads. `events` gets "invalidate returned" when it returns.
+  private func invalidateWhileHeld(
+    _ observer: Observer,
+    events: Recorder<String>,
+    proceed: DispatchSemaphore,
+    sender: DispatchGroup
+  ) {
+    let invalidator = spawn {
+      observer.invalidate()
+      events.append("invalidate returned")
+    }
+    // invalidate() must still be waiting for the handler: its thread cannot
+    // finish while the handler is held. (A correct implementation always
+    // times out here.)
+    #expect(invalidator.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
+    proceed.signal()
+    sender.wait()
+    invalidator.wait()
+  }
+
+  @Test func invalidateWaitsForTheOnlyObserverEvenWhenAnotherSubscribedMeanwhile() {
+    let notifier = Notifier<Int>()
+    let events = Recorder<String>()
+    let entered = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    let observer = notifier.chain().do { value in
+      entered.signal()
+      proceed.wait()
+      events.append("handler finished \(value)")
+    }.end()
+    let sender = holdDelivery(of: notifier, entered: entered)
+    // Replaces the list the delivering thread claimed.
+    let later = notifier.chain().do { events.append("later \($0)") }.end()
+    invalidateWhileHeld(observer, events: events, proceed: proceed, sender: sender)
+    notifier.notify(value: 2)
+    #expect(events.history == ["handler finished 1", "invalidate returned", "later 2"])
+    later.invalidate()
+  }
+
+  @Test func invalidateDoesNotWaitForTheHandlerOfAChainThatRanAlone() {
+    let notifier = Notifier<Int>()
+    let entered = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    let first = notifier.chain().do { _ in
+      entered.signal()
+      proceed.wait()
+    }.end()
+    let sender = holdDelivery(of: notifier, entered: entered)
+    let second = notifier.chain().do { _ in }.end()
+    // The delivering thread runs only the first chain: invalidating the
+    // second must not wait for it (it would wait until the handler ends).
+    let invalidator = spawn { second.invalidate() }
+    let result = invalidator.wait(timeout: .now() + .seconds(30))
+    proceed.signal()
+    sender.wait()
+    #expect(result == .success)
+    #expect(second.isInvalidated)
+    first.invalidate()
+  }
+
+  @Test func invalidateWaitsForTheOnlyObserverWhileValuesAreQueuedBehindIt() {
+    let notifier = Notifier<Int>()
+    let events = Recorder<String>()
+    let entered = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    let observer = notifier.chain().do { value in
+      if value == 1 {
+        entered.signal()
+        proceed.wait()
+      }
+      events.append("handler finished \(value)")
+    }.end()
+    let sender = holdDelivery(of: notifier, entered: entered)
+    // Queued behind the held value; the delivering thread delivers it after.
+    notifier.notify(value: 2)
+    invalidateWhileHeld(observer, events: events, proceed: proceed, sender: sender)
+    #expect(events.history == ["handler finished 1", "invalidate returned"])
+  }
+
+  @Test func nothingReachesTheOnlyObserverAfterInvalidateReturnsWhileAnotherThreadBroadcasts() {
+    let notifier = Notifier<Int>()
+    let received = Recorder<Int>()
+    let firstDelivered = DispatchSemaphore(value: 0)
+    let observer = notifier.chain().do { value in
+      received.append(value)
+      if value == 0 { firstDelivered.signal() }
+    }.end()
+    let countWhenInvalidated = invalidate(observer, once: firstDelivered, recorded: received) {
+      for value in 0..<20_000 { notifier.notify(value: value) }
+    }
+    #expect(countWhenInvalidated >= 1)
+    #expect(received.history == Array(0..<countWhenInvalidated))
+  }
+
+  @Test func nothingReachesTheOnlyObserverOfAHolderAfterInvalidateReturnsWhileAnotherThreadWrites() {
+    let holder = ValueHolder(-1)
+    let received = Recorder<Int>()
+    let firstDelivered = DispatchSemaphore(value: 0)
+    let observer = holder.chain().do { value in
+      received.append(value)
+      if value == 0 { firstDelivered.signal() }
+    }.sync()
+    let countWhenInvalidated = invalidate(observer, once: firstDelivered, recorded: received) {
+      for value in 0..<20_000 { holder.value = value }
+    }
+    // The fetched -1, then a prefix of the writes, in order.
+    #expect(countWhenInvalidated >= 2)
+    #expect(received.history == Array(-1..<(countWhenInvalidated - 1)))
   }
 }
