@@ -69,6 +69,15 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     /// invalidation: every `invalidate()` call closes them all, so that a
     /// second caller also returns only once no hop delivers any more.
     var hopGates: [DeliveryGate] = []
+
+    /// Moves out what `invalidate()` releases, and copies the hop gates.
+    func take() -> (hopGates: [DeliveryGate], subscriptions: [SubscriptionBase], retained: [AnyObject]) {
+      var subscriptions: [SubscriptionBase] = []
+      var retained: [AnyObject] = []
+      swap(&subscriptions, &self.subscriptions)
+      swap(&retained, &self.retained)
+      return (hopGates, subscriptions, retained)
+    }
   }
 
   @usableFromInline
@@ -128,16 +137,11 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   /// the type's discussion of threads). Calling it again does nothing.
   public func invalidate() {
     gate.close()
-    typealias Resources = ([DeliveryGate], SubscriptionBase?, [SubscriptionBase], [AnyObject])
-    let (gates, first, others, objects) = ParkingLot.withLock(self) { () -> Resources in
-      defer {
-        firstSubscription = nil
-        extras?.subscriptions = []
-        extras?.retained = []
-      }
-      return (extras?.hopGates ?? [], firstSubscription, extras?.subscriptions ?? [], extras?.retained ?? [])
-    }
-    for hopGate in gates {
+    // Moved out rather than copied: most observers have no extras, and
+    // then this costs no reference counting beyond the subscription's.
+    // The retained objects go with `taken`, after the lock is dropped.
+    let (first, taken) = ParkingLot.withLock(self) { (firstSubscription.take(), extras?.take()) }
+    for hopGate in taken?.hopGates ?? [] {
       hopGate.close()
     }
     if let first {
@@ -145,9 +149,8 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
       if gate.isAlone { first.owner.awaitDeliveryAlone(to: first) }
       first.detach()
     }
-    for subscription in others {
+    for subscription in taken?.subscriptions ?? [] {
       subscription.detach()
     }
-    _ = consume objects  // released here, outside every lock
   }
 }
