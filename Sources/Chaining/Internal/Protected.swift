@@ -19,8 +19,7 @@ import Android
 /// `Synchronization.Mutex`, the state may be non-`Swift.Sendable` (values of
 /// a generic `T`, user closures): callers promise by construction that it
 /// never leaves the lock unguarded. Never call out to user code from inside
-/// `withLock`; the one documented exception is a value holder's `==`. A lock
-/// held around a call is a ``Lock``, not this.
+/// `withLock`; the one documented exception is a value holder's `==`.
 @usableFromInline
 final class Protected<State>: @unchecked Swift.Sendable {
   // @unchecked: `state` is only reached through `withLock`.
@@ -45,37 +44,6 @@ final class Protected<State>: @unchecked Swift.Sendable {
     PlatformLock.lock(lock)
     defer { PlatformLock.unlock(lock) }
     return try body(&state)
-  }
-}
-
-// MARK: - Lock
-
-/// A plain lock, held around a call rather than around state.
-///
-/// The delivery gate holds one while a chain runs, so that `invalidate()` can
-/// wait for a run in progress.
-@usableFromInline
-final class Lock: @unchecked Swift.Sendable {
-  // @unchecked: the primitive is only used through the platform's lock calls.
-  @usableFromInline let lock: UnsafeMutablePointer<PlatformLock.Primitive>
-
-  @usableFromInline
-  init() {
-    lock = .allocate(capacity: 1)
-    PlatformLock.initialize(lock)
-  }
-
-  deinit {
-    PlatformLock.destroy(lock)
-    lock.deallocate()
-  }
-
-  /// Runs `body` while holding the lock.
-  @inlinable @inline(__always)
-  func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-    PlatformLock.lock(lock)
-    defer { PlatformLock.unlock(lock) }
-    return try body()
   }
 }
 
