@@ -237,7 +237,11 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         return (state.pending, Self.list(in: current), retired, wakes)
       }
       _ = consume retired  // released outside the lock
-      if wakes { ParkingLot.wakeAll(self) }
+      if wakes {
+        // Under the stripe's lock, which the waiter holds from its check
+        // until it sleeps: a wake sent in between would be lost.
+        ParkingLot.withLock(self) { ParkingLot.wakeAll(self) }
+      }
       if batch.isEmpty { return }
       guard let list else { continue }  // no observer left
       for pending in batch {
