@@ -18,16 +18,6 @@ extension Observer {
   /// How many fetches the sources so far registered.
   var fetchCount: Int { fetches.count }
 
-  func add(_ subscription: SubscriptionBase) {
-    subscriptionCount += 1
-    adopt(subscription)
-  }
-
-  /// Makes the observer close a hop's gate when it is invalidated.
-  func addHopGate(_ gate: DeliveryGate) {
-    adoptHopGate(gate)
-  }
-
   func addFetch(_ fetch: @escaping () -> Void) {
     fetches.append(fetch)
   }

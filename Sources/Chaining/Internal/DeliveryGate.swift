@@ -99,9 +99,10 @@ final class DeliveryGate: @unchecked Swift.Sendable {
       ordering: .acquiring
     )
     if claimed {
-      run(value, body, idle: idle, in: context)
+      run(value, body, releasing: idle | Self.running, to: idle, in: context)
     } else if original & Self.closed == 0, queue(value, body, in: context) {
-      run(value, body, idle: original & Self.alone, in: context)
+      let idle = original & Self.alone
+      run(value, body, releasing: idle | Self.running, to: idle, in: context)
     }
   }
 
@@ -136,13 +137,19 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   var isAlone: Bool { word.load(ordering: .relaxed) & Self.alone != 0 }
 
   /// Runs `body(value)` on the thread that claimed the gate, then releases
-  /// it back to `idle` (0, or `alone`).
+  /// it from `claimed` to `idle` (0, or `alone`).
   @inlinable @inline(__always)
-  func run<Value>(_ value: Value, _ body: (Value) -> Void, idle: Int, in context: DeliveryContext) {
+  func run<Value>(
+    _ value: Value,
+    _ body: (Value) -> Void,
+    releasing claimed: Int,
+    to idle: Int,
+    in context: DeliveryContext
+  ) {
     context.enter(self)
     body(value)
     context.popCause()
-    release(idle | Self.running, to: idle, in: context)
+    release(claimed, to: idle, in: context)
     context.leave()
   }
 
@@ -180,12 +187,13 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   ///
   /// Called once, by the thread that finished the chain, which holds the gate.
   func start(with first: [() -> Void], alone: Bool) {
-    let context = DeliveryContext.current
-    context.enter(self)
-    for fetch in first where !isClosed { fetch() }
-    context.popCause()
-    release(Self.running, to: alone ? Self.alone : 0, in: context)
-    context.leave()
+    run(
+      (),
+      { _ in for fetch in first where !isClosed { fetch() } },
+      releasing: Self.running,
+      to: alone ? Self.alone : 0,
+      in: .current
+    )
   }
 
   /// Runs what was queued meanwhile, until the queue is empty, then releases

@@ -91,14 +91,17 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     return created
   }
 
-  /// Adds the gate of a hop; closes it at once if already invalidated.
-  func adoptHopGate(_ hopGate: DeliveryGate) {
+  /// Makes the observer close a hop's gate when it is invalidated; closes
+  /// it at once if already invalidated.
+  func addHopGate(_ hopGate: DeliveryGate) {
     ParkingLot.withLock(self) { makeExtras().hopGates.append(hopGate) }
     if gate.isClosed { hopGate.close() }
   }
 
   /// Takes over a subscription; undoes it at once if already invalidated.
-  func adopt(_ subscription: SubscriptionBase) {
+  /// Called by the thread finishing the chain.
+  func add(_ subscription: SubscriptionBase) {
+    subscriptionCount += 1
     let accepted = ParkingLot.withLock(self) { () -> Bool in
       // `invalidate()` closes the gate before it takes the resources, under
       // this lock: a closed gate means they were taken, or are about to be.
