@@ -34,8 +34,8 @@ public final class Chain<Value, Source: Chainable> {
   /// the last step can then skip calling it.
   @usableFromInline typealias Build = (_ downstream: ((Value) -> Void)?, _ context: _ChainContext) -> Void
 
-  private let build: Build
-  private var isConsumed = false
+  /// The build function, until a step, `end()` or `sync()` takes it.
+  private var build: Build?
 
   @usableFromInline
   init(build: @escaping Build) {
@@ -45,14 +45,14 @@ public final class Chain<Value, Source: Chainable> {
   /// Consumes this chain and returns its build function.
   @usableFromInline
   func consume(by step: StaticString) -> Build {
-    // fatalError rather than precondition: its message survives -O builds.
-    if isConsumed {
+    guard let build else {
+      // fatalError rather than precondition: its message survives -O builds.
       fatalError(
         "Chain.\(step): this chain was already used by another step, end() or sync(). "
           + "Each step returns a new chain; continue from the chain it returned."
       )
     }
-    isConsumed = true
+    self.build = nil
     return build
   }
 

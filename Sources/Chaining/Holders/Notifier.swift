@@ -43,6 +43,12 @@ public final class Notifier<T>: Sendable, Receivable {
     core.broadcast(value)
   }
 
+  /// Subscribes a chain to the stored core, borrowing it: no reference
+  /// counting, unlike going through `_senderCore(creating:)`. Not API.
+  public func _subscribe(_ context: _ChainContext, _ handler: @escaping (T) -> Void) {
+    context.add(core.subscribe(gate: context.gate, handler: handler))
+  }
+
   /// The stored core of this notifier. Not API.
   public func _senderCore(creating: Bool) -> _SenderCore<T>? {
     core

@@ -227,9 +227,31 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// would otherwise wait for each other forever. A run that did not claim
   /// the gate (`deliverAlone`) is not waited for here: the observer then
   /// asks the sender core (see `Observer.invalidate()`).
-  func close() {
+  ///
+  /// Returns whether this call closed the gate, rather than an earlier one.
+  @discardableResult
+  func close() -> Bool {
+    // Not running: nothing is pending and nobody waits, so the stripe's
+    // lock is not needed. Acquiring: a run that ended before is ordered
+    // before the return. Sequentially consistent: see `deliverAlone`.
+    var current = word.load(ordering: .acquiring)
+    while current & Self.running == 0 {
+      if current & Self.closed != 0 { return false }
+      let (exchanged, original) = word.compareExchange(
+        expected: current,
+        desired: current | Self.closed,
+        ordering: .sequentiallyConsistent
+      )
+      if exchanged { return true }
+      current = original
+    }
+    return closeRunning()
+  }
+
+  /// `close()` while a run may be in progress.
+  private func closeRunning() -> Bool {
     let waits = DeliveryContext.current.depth == 0
-    let (running, dropped) = ParkingLot.withLock(self) { () -> (Bool, [Queued]) in
+    let (original, dropped) = ParkingLot.withLock(self) { () -> (Int, [Queued]) in
       // Only the two fast changes can happen meanwhile. Sequentially
       // consistent: see `deliverAlone`.
       let original = word.update(sequentiallyConsistent: true) { current in
@@ -237,11 +259,12 @@ final class DeliveryGate: @unchecked Swift.Sendable {
         return (current | Self.closed | (running && waits ? Self.waiting : 0)) & ~Self.queued
       }
       defer { pending = [] }
-      return (original & Self.running != 0, pending)
+      return (original, pending)
     }
     _ = consume dropped  // released here, outside the lock
-    if running, waits {
+    if original & Self.running != 0, waits {
       ParkingLot.wait(for: self) { word.load(ordering: .acquiring) & Self.running == 0 }
     }
+    return original & Self.closed == 0
   }
 }

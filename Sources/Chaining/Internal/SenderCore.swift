@@ -107,6 +107,11 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// The bits of the word that are not the pointer.
   @usableFromInline static var flags: UInt { 15 }
 
+  /// The class of this core's entries, looked up once: a generic class's
+  /// metadata is otherwise looked up in the runtime's cache (some 300
+  /// instructions) on every subscription.
+  private let subscriptionClass = Subscription.self
+
   /// Creates an empty core.
   public init() {}
 
@@ -328,7 +333,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     handler: @escaping (Value) -> Void,
     in state: inout State
   ) -> SubscriptionBase {
-    let subscription = Subscription(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
+    let subscription = subscriptionClass.init(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
     subscription.serial = state.nextSerial
     state.nextSerial += 1
     state.live += 1

@@ -36,16 +36,18 @@
 /// To wait, `invalidate()` blocks until the other thread's handler returns;
 /// do not call it while holding a lock that a handler of this chain takes.
 public final class Observer: AnyObserver, @unchecked Swift.Sendable {
-  // @unchecked: the resources below are guarded by the observer's
-  // ParkingLot stripe; `gate` is a constant.
+  // @unchecked: the resources below are set by the thread finishing the
+  // chain, before anyone else can reach the observer, and then taken only
+  // by the `invalidate()` call that closes the gate; `gate` is a constant.
 
   /// The gate values enter the chain through.
   let gate = DeliveryGate(held: true)
 
-  // The resources, guarded by the observer's ParkingLot stripe. A stripe
-  // rather than a lock of its own: they change only while the chain is
-  // built and when it is invalidated, and an observer is the object a
-  // program has most of.
+  // The resources. No lock guards them: they are added while the chain is
+  // built, when only the finishing thread knows the observer (handing it to
+  // another thread afterwards orders those writes before that thread's
+  // reads), and only the one `invalidate()` call that closes the gate takes
+  // them.
 
   /// The first subscription to undo, kept inline: most chains have one source.
   @exclusivity(unchecked) private var firstSubscription: SubscriptionBase?
@@ -65,25 +67,17 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     var subscriptions: [SubscriptionBase] = []
     /// Objects kept alive until invalidated.
     var retained: [AnyObject] = []
-    /// The gates of steps that hop to another thread. Kept after
-    /// invalidation: every `invalidate()` call closes them all, so that a
-    /// second caller also returns only once no hop delivers any more.
+    /// The gates of steps that hop to another thread. Constant once the
+    /// chain is built, and kept after invalidation: every `invalidate()`
+    /// call closes them all, so that a second caller also returns only once
+    /// no hop delivers any more.
     var hopGates: [DeliveryGate] = []
-
-    /// Moves out what `invalidate()` releases, and copies the hop gates.
-    func take() -> (hopGates: [DeliveryGate], subscriptions: [SubscriptionBase], retained: [AnyObject]) {
-      var subscriptions: [SubscriptionBase] = []
-      var retained: [AnyObject] = []
-      swap(&subscriptions, &self.subscriptions)
-      swap(&retained, &self.retained)
-      return (hopGates, subscriptions, retained)
-    }
   }
 
   @usableFromInline
   init() {}
 
-  /// The extras, created on first use. Call under the stripe's lock.
+  /// The extras, created on first use. Called by the thread finishing the chain.
   private func makeExtras() -> Extras {
     if let extras { return extras }
     let created = Extras()
@@ -91,40 +85,29 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     return created
   }
 
-  /// Makes the observer close a hop's gate when it is invalidated; closes
-  /// it at once if already invalidated.
+  // These three are called by the thread finishing the chain, before its
+  // gate opens: no value runs through the chain yet, so nothing can have
+  // invalidated the observer.
+
+  /// Makes the observer close a hop's gate when it is invalidated.
   func addHopGate(_ hopGate: DeliveryGate) {
-    ParkingLot.withLock(self) { makeExtras().hopGates.append(hopGate) }
-    if gate.isClosed { hopGate.close() }
+    makeExtras().hopGates.append(hopGate)
   }
 
-  /// Takes over a subscription; undoes it at once if already invalidated.
-  /// Called by the thread finishing the chain.
+  /// Takes over a subscription, to undo it when invalidated.
   func add(_ subscription: SubscriptionBase) {
     subscriptionCount += 1
-    let accepted = ParkingLot.withLock(self) { () -> Bool in
-      // `invalidate()` closes the gate before it takes the resources, under
-      // this lock: a closed gate means they were taken, or are about to be.
-      if gate.isClosed { return false }
-      if firstSubscription == nil {
-        firstSubscription = subscription
-      } else {
-        makeExtras().subscriptions.append(subscription)
-      }
-      return true
+    if firstSubscription == nil {
+      firstSubscription = subscription
+    } else {
+      makeExtras().subscriptions.append(subscription)
     }
-    if !accepted { subscription.detach() }
   }
 
-  /// Keeps `object` alive until invalidated; drops it at once if already invalidated.
+  /// Keeps `object` alive until invalidated.
   @usableFromInline
   func retain(_ object: AnyObject) {
-    let accepted = ParkingLot.withLock(self) { () -> Bool in
-      if gate.isClosed { return false }
-      makeExtras().retained.append(object)
-      return true
-    }
-    _ = accepted  // when refused, `object` is released here, outside the lock
+    makeExtras().retained.append(object)
   }
 
   deinit {
@@ -139,21 +122,27 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   /// After this returns, nothing more is delivered through the chain (see
   /// the type's discussion of threads). Calling it again does nothing.
   public func invalidate() {
-    gate.close()
-    // Moved out rather than copied: most observers have no extras, and
-    // then this costs no reference counting beyond the subscription's.
-    // The retained objects go with `taken`, after the lock is dropped.
-    let (first, taken) = ParkingLot.withLock(self) { (firstSubscription.take(), extras?.take()) }
-    for hopGate in taken?.hopGates ?? [] {
-      hopGate.close()
+    let closedHere = gate.close()
+    if let hopGates = extras?.hopGates {
+      for hopGate in hopGates { hopGate.close() }
     }
-    if let first {
+    // Only the call that closed the gate goes on, so the resources are its
+    // own to take: moved out rather than copied, which costs no reference
+    // counting beyond the subscription's.
+    guard closedHere else { return }
+    if let first = firstSubscription.take() {
       // The gate does not see runs its sender made without claiming it.
       if gate.isAlone { first.owner.awaitDeliveryAlone(to: first) }
       first.detach()
     }
-    for subscription in taken?.subscriptions ?? [] {
+    guard let extras else { return }
+    var subscriptions: [SubscriptionBase] = []
+    var retained: [AnyObject] = []
+    swap(&subscriptions, &extras.subscriptions)
+    swap(&retained, &extras.retained)
+    for subscription in subscriptions {
       subscription.detach()
     }
+    _ = consume retained  // released last, after the chain is detached
   }
 }

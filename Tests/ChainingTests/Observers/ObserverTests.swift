@@ -166,6 +166,67 @@ import Testing
     #expect(rightObserver?.isInvalidated == true)
   }
 
+  @Test func invalidatesOnManyThreadsAtOnceReleaseWhatTheObserverHeld() {
+    // Only the call that closes the gate takes the resources; the others
+    // must neither take them again nor return before they are closed.
+    for _ in 0..<200 {
+      weak var weakSource: Notifier<Int>?
+      weak var weakToken: Token?
+      let other = Notifier<Int>()
+      let observer: Observer
+      do {
+        let source = Notifier<Int>()
+        let token = Token()
+        weakSource = source
+        weakToken = token
+        observer = source.retain().chain().merge(other.chain()).do { _ in withExtendedLifetime(token) {} }.end()
+      }
+      let closedWhenReturned = Recorder<Bool>()
+      race(threads: 4) { _ in
+        observer.invalidate()
+        closedWhenReturned.append(observer.isInvalidated)
+      }
+      #expect(closedWhenReturned.history == [true, true, true, true])
+      #expect(weakSource == nil)
+      #expect(weakToken == nil)
+    }
+  }
+
+  @Test func releasingAnObserverAHandlerInvalidatedWaitsForItsDeliveryOnAnotherThread() {
+    // The handler's invalidate() does not wait (it runs inside a delivery);
+    // the release that follows, outside any delivery, must.
+    let notifier = Notifier<Int>()
+    let other = Notifier<Int>()
+    let events = Recorder<String>()
+    let entered = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var observer: Observer? = notifier.chain().merge(other.chain()).do { value in
+      events.append("handler started \(value)")
+      entered.signal()
+      proceed.wait()
+      events.append("handler finished \(value)")
+    }.end()
+    let trigger = Notifier<Void>()
+    let invalidator = trigger.chain().do { observer?.invalidate() }.end()
+
+    let sender = holdDelivery(of: notifier, entered: entered)
+    trigger.notify()
+    #expect(observer?.isInvalidated == true)
+    #expect(events.history == ["handler started 1"])
+    let releaser = spawn {
+      observer = nil
+      events.append("release returned")
+    }
+    // The release must still be waiting for the handler. (A correct
+    // implementation always times out here.)
+    #expect(releaser.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
+    proceed.signal()
+    sender.wait()
+    releaser.wait()
+    #expect(events.history == ["handler started 1", "handler finished 1", "release returned"])
+    _ = invalidator
+  }
+
   // A chain whose only source is one sender, and the only observer of that
   // sender, runs without claiming its gate (`DeliveryGate.deliverAlone`);
   // the sender then tells `invalidate()` whether to wait. The test above
