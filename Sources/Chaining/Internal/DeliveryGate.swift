@@ -187,11 +187,16 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   ///
   /// Called once, by the thread that finished the chain, which holds the gate.
   func start(with first: [() -> Void], alone: Bool) {
+    let idle = alone ? Self.alone : 0
+    // Nothing to fetch and nothing arrived: just let values in.
+    if first.isEmpty, word.compareExchange(expected: Self.running, desired: idle, ordering: .releasing).exchanged {
+      return
+    }
     run(
       (),
       { _ in for fetch in first where !isClosed { fetch() } },
       releasing: Self.running,
-      to: alone ? Self.alone : 0,
+      to: idle,
       in: .current
     )
   }

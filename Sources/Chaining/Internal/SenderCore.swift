@@ -46,8 +46,10 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// Lists replaced while a thread was delivering from them; released
     /// when that delivery ends.
     @usableFromInline var retired: [SlotList] = []
-    /// The list dropped when the last observer left, kept for the next one.
-    var spare: SlotList?
+    /// The list dropped when the last observer left, kept for the next one;
+    /// owned (+1) like the word's list, so that moving it between the two
+    /// costs no reference counting.
+    var spare: Unmanaged<SlotList>?
     /// Set while the delivering thread runs `finishLocked()`: it is past
     /// the delivery it claimed, and claims every gate from now on.
     var finishing = false
@@ -117,6 +119,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 
   deinit {
     Self.list(in: word.load(ordering: .acquiring))?.release()
+    state.withLock { $0.spare.take() }?.release()
   }
 
   /// The list that `word` points at, unretained.
@@ -424,14 +427,12 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     if let existing = Self.list(in: current) {
       list = existing
     } else {
-      list = Unmanaged.passRetained(state.spare ?? SlotList(capacity: 0))
-      state.spare = nil
+      list = state.spare.take() ?? Unmanaged.passRetained(SlotList(capacity: 0))
     }
     list._withUnsafeGuaranteedRef(body)
     if state.live > 0 { return UInt(bitPattern: list.toOpaque()) }
-    let empty = list.takeRetainedValue()
-    empty.removeAll()
-    state.spare = empty
+    list._withUnsafeGuaranteedRef { $0.removeAll() }
+    state.spare = list
     return 0
   }
 
