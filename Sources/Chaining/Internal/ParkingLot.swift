@@ -13,17 +13,19 @@ import Android
 /// A fixed table of locks and condition variables shared by all objects:
 /// the slow path of objects too numerous to own a lock each.
 ///
-/// An observer and its delivery gate take no lock on the common path (one
-/// atomic compare-and-swap each way), and lock only to queue a value, to
-/// wait for a run to end, or to change what the observer holds. A
-/// `pthread_mutex_t` and a `pthread_cond_t` of their own would add about
-/// 100 bytes and two allocations to every binding, for locks that are
-/// rarely taken. So each object is mapped by its address to one of a fixed
-/// number of stripes, and takes that stripe's lock instead. Two objects may
-/// share a stripe; that only makes them wait for each other's few
-/// instructions under the lock, never for each other's user code, because
-/// a stripe is never held while user code runs or while another lock is
-/// taken. A thread waiting on a stripe's condition may be woken for another
+/// A delivery gate takes no lock on the common path (one atomic
+/// compare-and-swap each way), and locks only to queue a value or to wait
+/// for a run to end; a sender core locks one only to wait for, or wake, an
+/// `invalidate()`. A `pthread_mutex_t` and a `pthread_cond_t` of their own
+/// would add about 100 bytes and two allocations to every binding, for
+/// locks that are rarely taken. So each object is mapped by its address to
+/// one of a fixed number of stripes, and takes that stripe's lock instead.
+/// Two objects may share a stripe; that only makes them wait for each
+/// other's few instructions under the lock, never for each other's user
+/// code, because a stripe is never held while user code runs or while
+/// another stripe is taken. (The one lock taken under a stripe is a sender
+/// core's own, in `awaitDeliveryAlone`; no stripe is taken under that one.)
+/// A thread waiting on a stripe's condition may be woken for another
 /// object's change; every wait rechecks its own condition.
 ///
 /// This is the idea of WebKit's and Rust's "parking lot", without the
