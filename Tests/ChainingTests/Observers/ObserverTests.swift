@@ -213,16 +213,9 @@ import Testing
     trigger.notify()
     #expect(observer?.isInvalidated == true)
     #expect(events.history == ["handler started 1"])
-    let releaser = spawn {
+    expectWaitWhileHeld(events: events, proceed: proceed, sender: sender, recording: "release returned") {
       observer = nil
-      events.append("release returned")
     }
-    // The release must still be waiting for the handler. (A correct
-    // implementation always times out here.)
-    #expect(releaser.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
-    proceed.signal()
-    sender.wait()
-    releaser.wait()
     #expect(events.history == ["handler started 1", "handler finished 1", "release returned"])
     _ = invalidator
   }
@@ -250,17 +243,33 @@ import Testing
     proceed: DispatchSemaphore,
     sender: DispatchGroup
   ) {
-    let invalidator = spawn {
+    expectWaitWhileHeld(events: events, proceed: proceed, sender: sender, recording: "invalidate returned") {
       observer.invalidate()
-      events.append("invalidate returned")
     }
-    // invalidate() must still be waiting for the handler: its thread cannot
+  }
+
+  /// Runs `body` on another thread while the delivery of `sender` is held
+  /// in its handler, checks that `body` is still waiting, then lets the
+  /// handler go (`proceed`) and waits for both threads. `events` gets
+  /// `returned` when `body` returns.
+  private func expectWaitWhileHeld(
+    events: Recorder<String>,
+    proceed: DispatchSemaphore,
+    sender: DispatchGroup,
+    recording returned: String,
+    _ body: @escaping @Sendable () -> Void
+  ) {
+    let waiter = spawn {
+      body()
+      events.append(returned)
+    }
+    // `body` must still be waiting for the handler: its thread cannot
     // finish while the handler is held. (A correct implementation always
     // times out here.)
-    #expect(invalidator.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
+    #expect(waiter.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
     proceed.signal()
     sender.wait()
-    invalidator.wait()
+    waiter.wait()
   }
 
   @Test func invalidateWaitsForTheOnlyObserverEvenWhenAnotherSubscribedMeanwhile() {
