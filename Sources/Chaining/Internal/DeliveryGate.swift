@@ -28,7 +28,7 @@ import Synchronization
 /// already delivers one value at a time. Such a gate is marked `alone` when
 /// the chain starts, and the core, when its list has this chain alone, runs
 /// it without claiming the gate (`deliverAlone`). The core then tells
-/// `invalidate()` whether to wait (`_SenderCore.awaitDeliveryAlone(to:)`).
+/// `invalidate()` whether to wait (`_SenderCore.unsubscribe(_:awaitingAlone:)`).
 @usableFromInline
 final class DeliveryGate: @unchecked Swift.Sendable {
   // @unchecked: `pending` is guarded by the gate's ParkingLot stripe; the
@@ -112,7 +112,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// Only for a sender core delivering from a list that has this chain
   /// alone, while it holds its delivery: nothing else can run the chain
   /// then, and the core's claim, made before, pairs with `close()` (see
-  /// `_SenderCore.awaitDeliveryAlone(to:)`).
+  /// `_SenderCore.deliversAlone(to:in:)`).
   @inlinable @inline(__always)
   func deliverAlone<Value>(
     _ value: Value,
@@ -167,7 +167,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// (returns true), otherwise queues the run or, when closed, drops it.
   @usableFromInline
   func queue<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) -> Bool {
-    ParkingLot.withLock(self) {
+    ParkingLot.shared.withLock(self) {
       let original = word.update { current in
         if current & Self.closed != 0 { return nil }
         return current | (current & Self.running == 0 ? Self.running : Self.queued)
@@ -206,11 +206,11 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @usableFromInline
   func runPending(leaving idle: Int, in context: DeliveryContext) {
     while true {
-      let batch = ParkingLot.withLock(self) { () -> [Queued] in
+      let batch = ParkingLot.shared.withLock(self) { () -> [Queued] in
         if pending.isEmpty {
           let released = (word.load(ordering: .relaxed) & Self.closed) | idle
           let original = word.exchange(released, ordering: .acquiringAndReleasing)
-          if original & Self.waiting != 0 { ParkingLot.wakeAll(self) }
+          if original & Self.waiting != 0 { ParkingLot.shared.wakeAll(self) }
           return []
         }
         word.bitwiseAnd(~Self.queued, ordering: .relaxed)
@@ -256,7 +256,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// `close()` while a run may be in progress.
   private func closeRunning() -> Bool {
     let waits = DeliveryContext.current.depth == 0
-    let (original, dropped) = ParkingLot.withLock(self) { () -> (Int, [Queued]) in
+    let (original, dropped) = ParkingLot.shared.withLock(self) { () -> (Int, [Queued]) in
       // Only the two fast changes can happen meanwhile. Sequentially
       // consistent: see `deliverAlone`.
       let original = word.update(sequentiallyConsistent: true) { current in
@@ -268,7 +268,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     }
     _ = consume dropped  // released here, outside the lock
     if original & Self.running != 0, waits {
-      ParkingLot.wait(for: self) { word.load(ordering: .acquiring) & Self.running == 0 }
+      ParkingLot.shared.wait(for: self) { word.load(ordering: .acquiring) & Self.running == 0 }
     }
     return original & Self.closed == 0
   }

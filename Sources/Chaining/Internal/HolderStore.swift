@@ -12,7 +12,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   // @unchecked: `value` is guarded by `core.state`'s lock, and `core`
   // guards itself.
 
-  @usableFromInline let core = _SenderCore<Event>()
+  @usableFromInline let core = _SenderCore<Event>(claimsUnderLock: true)
   /// The holder's state. Guarded by `core.state`'s lock: reach it only
   /// through `withLock`.
   @usableFromInline @exclusivity(unchecked) var value: State

@@ -23,14 +23,29 @@ import Android
 /// Two objects may share a stripe; that only makes them wait for each
 /// other's few instructions under the lock, never for each other's user
 /// code, because a stripe is never held while user code runs or while
-/// another stripe is taken. (The one lock taken under a stripe is a sender
-/// core's own, in `awaitDeliveryAlone`; no stripe is taken under that one.)
-/// A thread waiting on a stripe's condition may be woken for another
-/// object's change; every wait rechecks its own condition.
+/// another stripe of the same table is taken. (The one lock taken under a
+/// stripe is a sender core's own, in `awaitDeliveryAlone`; no stripe of
+/// ``shared`` is taken under that one.) A thread waiting on a
+/// stripe's condition may be woken for another object's change; every wait
+/// rechecks its own condition.
+///
+/// There are two tables. ``shared`` serves the gates and cores. ``locks``
+/// serves only the waiters of `Protected`'s lock, and nothing is taken
+/// under its stripes: a thread may take a `Protected` lock while holding a
+/// ``shared`` stripe (a core's check in `awaitDeliveryAlone`), and would
+/// deadlock if it then parked on that same stripe.
 ///
 /// This is the idea of WebKit's and Rust's "parking lot", without the
 /// per-thread queues: these locks are held for a handful of instructions.
-enum ParkingLot {
+struct ParkingLot: @unchecked Swift.Sendable {
+  // @unchecked: the stripes are initialized once, then only used through
+  // their own mutexes.
+
+  /// The table of the delivery gates and sender cores.
+  static let shared = ParkingLot()
+  /// The table of `Protected`'s waiting threads.
+  static let locks = ParkingLot()
+
   /// The number of stripes: a power of two.
   private static let count = 64
 
@@ -40,10 +55,12 @@ enum ParkingLot {
     (MemoryLayout<pthread_mutex_t>.stride + MemoryLayout<pthread_cond_t>.size + 127) & ~127
 
   /// The stripes, created once and never freed.
-  private nonisolated(unsafe) static let stripes: UnsafeMutableRawPointer = {
-    let memory = UnsafeMutableRawPointer.allocate(byteCount: count * stride, alignment: 128)
-    for index in 0..<count {
-      let stripe = Stripe(memory + index * stride)
+  private let stripes: UnsafeMutableRawPointer
+
+  private init() {
+    let memory = UnsafeMutableRawPointer.allocate(byteCount: Self.count * Self.stride, alignment: 128)
+    for index in 0..<Self.count {
+      let stripe = Stripe(memory + index * Self.stride)
       stripe.mutex.initialize(to: pthread_mutex_t())
       stripe.condition.initialize(to: pthread_cond_t())
       var status = pthread_mutex_init(stripe.mutex, nil)
@@ -51,8 +68,8 @@ enum ParkingLot {
       status = pthread_cond_init(stripe.condition, nil)
       precondition(status == 0, "Chaining: pthread_cond_init failed with status \(status)")
     }
-    return memory
-  }()
+    stripes = memory
+  }
 
   /// One stripe's mutex and condition variable.
   private struct Stripe {
@@ -76,20 +93,20 @@ enum ParkingLot {
   }
 
   /// The stripe of `object`.
-  private static func stripe(of object: AnyObject) -> Stripe {
+  private func stripe(of object: AnyObject) -> Stripe {
     // The address itself: `hashValue` would run a SipHash on every lock.
     let address = UInt(bitPattern: ObjectIdentifier(object))
     // Objects are at least 16-byte aligned; mix in higher bits so that
     // objects allocated one after the other spread over the stripes.
-    let index = Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (count - 1)
-    return Stripe(stripes + index * stride)
+    let index = Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (Self.count - 1)
+    return Stripe(stripes + index * Self.stride)
   }
 
   /// Runs `body` while holding the lock of `object`'s stripe.
   ///
   /// `body` must not run user code, take another lock, or release the last
   /// reference to an object (a `deinit` could do either).
-  static func withLock<Result>(_ object: AnyObject, _ body: () throws -> Result) rethrows -> Result {
+  func withLock<Result>(_ object: AnyObject, _ body: () throws -> Result) rethrows -> Result {
     let stripe = stripe(of: object)
     stripe.lock()
     defer { stripe.unlock() }
@@ -100,7 +117,7 @@ enum ParkingLot {
   ///
   /// `isDone` is checked under the lock; whoever makes it true must call
   /// ``wakeAll(_:)`` while holding the same stripe's lock.
-  static func wait(for object: AnyObject, until isDone: () -> Bool) {
+  func wait(for object: AnyObject, until isDone: () -> Bool) {
     let stripe = stripe(of: object)
     stripe.lock()
     while !isDone() {
@@ -111,7 +128,7 @@ enum ParkingLot {
   }
 
   /// Wakes every thread waiting on `object`'s stripe; call it under that stripe's lock.
-  static func wakeAll(_ object: AnyObject) {
+  func wakeAll(_ object: AnyObject) {
     pthread_cond_broadcast(stripe(of: object).condition)
   }
 }

@@ -28,6 +28,12 @@ import Synchronization
 /// keeps the old list alive until the delivery ends. Everything else (a
 /// broadcast that finds the sender delivering, queued broadcasts, releasing
 /// old lists) takes the lock.
+///
+/// A holder's core is claimed only under the lock (`claimsUnderLock`): a
+/// holder writes its state and claims the delivery of the change in one
+/// locked step. With no lock-free claim to race, the claim of an idle core
+/// is then a plain store, which saves an atomic read-modify-write on every
+/// holder write.
 public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock; `word` is atomic; a list
   // is changed in place only under the lock while no thread reads it
@@ -109,13 +115,25 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// The bits of the word that are not the pointer.
   @usableFromInline static var flags: UInt { 15 }
 
+  /// Whether every claim is made under the lock: true for a holder's core,
+  /// whose ``broadcast(_:)`` then takes the lock too. An idle core is then
+  /// claimed with a plain store (see the type's discussion).
+  @usableFromInline let claimsUnderLock: Bool
+
   /// The class of this core's entries, looked up once: a generic class's
   /// metadata is otherwise looked up in the runtime's cache (some 300
   /// instructions) on every subscription.
   private let subscriptionClass = Subscription.self
 
-  /// Creates an empty core.
-  public init() {}
+  /// Creates an empty core, claimed without the lock when it is idle.
+  public init() {
+    claimsUnderLock = false
+  }
+
+  /// Creates an empty core for a holder: every claim is made under the lock.
+  init(claimsUnderLock: Bool) {
+    self.claimsUnderLock = claimsUnderLock
+  }
 
   deinit {
     Self.list(in: word.load(ordering: .acquiring))?.release()
@@ -138,8 +156,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   func broadcast(_ value: Value) {
     let current = word.load(ordering: .relaxed)
     if current == 0 { return }  // no observer
-    // Sequentially consistent, as every claim: see `awaitDeliveryAlone(to:)`.
-    if current & Self.flags == 0,
+    // Sequentially consistent, as every claim: see `deliversAlone(to:in:)`.
+    if current & Self.flags == 0, !claimsUnderLock,
       word.compareExchange(
         expected: current,
         desired: current | Self.delivering,
@@ -166,9 +184,21 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// that the order of broadcasts matches the order of their writes.
   @inlinable
   func claim(_ value: Value, in state: inout State) -> Claim {
+    if claimsUnderLock {
+      // Idle, nothing can change the word before this store: only a thread
+      // holding the lock may claim it, and nobody delivers, so nobody stops.
+      // The lock orders the claim and an `invalidate()`'s check (see
+      // `deliversAlone(to:in:)`).
+      let current = word.load(ordering: .relaxed)
+      guard let list = Self.list(in: current) else { return .none }
+      if current & Self.delivering == 0 {
+        word.store(current | Self.delivering, ordering: .relaxed)
+        return .deliver(list, claimed: current)
+      }
+    }
     // `changing` is only set under the lock, so it is clear here; only the
     // delivering thread's lock-free stop can change the word meanwhile.
-    // Sequentially consistent, as every claim: see `awaitDeliveryAlone(to:)`.
+    // Sequentially consistent, as every claim: see `deliversAlone(to:in:)`.
     let original = word.update(sequentiallyConsistent: true) { current in
       if Self.list(in: current) == nil { return nil }
       return current | (current & Self.delivering == 0 ? Self.delivering : Self.queued)
@@ -248,7 +278,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
       if wakes {
         // Under the stripe's lock, which the waiter holds from its check
         // until it sleeps: a wake sent in between would be lost.
-        ParkingLot.withLock(self) { ParkingLot.wakeAll(self) }
+        ParkingLot.shared.withLock(self) { ParkingLot.shared.wakeAll(self) }
       }
       if batch.isEmpty { return }
       guard let list else { continue }  // no observer left
@@ -283,7 +313,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   ///
   /// A list of one runs its chain without claiming the chain's gate when
   /// the gate allows it (see `DeliveryGate.deliverAlone`): this delivery
-  /// already runs one value at a time, and `awaitDeliveryAlone(to:)` lets
+  /// already runs one value at a time, and `unsubscribe(_:awaitingAlone:)` lets
   /// `invalidate()` wait for it.
   @inlinable @inline(__always)
   static func deliver(_ value: Value, to list: Unmanaged<SlotList>) {
@@ -347,22 +377,21 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     return subscription
   }
 
-  /// Removes an observer in O(1) amortized time. Removing twice does nothing.
-  func unsubscribeEntry(_ subscription: SubscriptionBase) {
-    state.withLock { state in
-      let index = Int(subscription.index)
-      guard let list = Self.list(in: word.load(ordering: .relaxed)),
-        list._withUnsafeGuaranteedRef({ index >= 0 && index < $0.count && $0[index] === subscription })
-      else { return }
-      state.live -= 1
-      let live = state.live
-      change(&state) { list in
-        list[index] = nil
-        subscription.index = -1
-        let empty = list.count - live
-        if empty > 32, empty > live {
-          list.compact()
-        }
+  /// Removes an observer in O(1) amortized time, under the lock the
+  /// caller holds. Removing twice does nothing.
+  private func remove(_ subscription: SubscriptionBase, in state: inout State) {
+    let index = Int(subscription.index)
+    guard let list = Self.list(in: word.load(ordering: .relaxed)),
+      list._withUnsafeGuaranteedRef({ index >= 0 && index < $0.count && $0[index] === subscription })
+    else { return }
+    state.live -= 1
+    let live = state.live
+    change(&state) { list in
+      list[index] = nil
+      subscription.index = -1
+      let empty = list.count - live
+      if empty > 32, empty > live {
+        list.compact()
       }
     }
   }
@@ -452,39 +481,57 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 }
 
 extension _SenderCore: SubscriptionOwner {
-  func unsubscribe(_ subscription: SubscriptionBase) {
-    unsubscribeEntry(subscription)
-  }
-
-  /// Waits until this core no longer runs `subscription`'s chain without
-  /// claiming its gate; called by `invalidate()` once the gate is closed.
+  /// Removes `subscription`; first, when `awaitingAlone`, waits until this
+  /// core no longer runs its chain without claiming its gate. Called by
+  /// `invalidate()`, once the gate is closed.
   ///
   /// Such a run happens only while a thread delivers, before
   /// `finishLocked()`, from a list of `subscription` alone: the list it
   /// claimed is then the current one or, when it was replaced meanwhile,
   /// the first one retired. So this waits only for that chain's own
   /// handler, never for another chain's. Like `DeliveryGate.close()`, it
-  /// does not wait when called from inside a delivery.
+  /// does not wait when called from inside a delivery. With no such run,
+  /// which is the common case, the check and the removal take the lock once.
+  func unsubscribe(_ subscription: SubscriptionBase, awaitingAlone: Bool) {
+    let removed = state.withLock { state in
+      if awaitingAlone, deliversAlone(to: subscription, in: state) { return false }
+      remove(subscription, in: &state)
+      return true
+    }
+    if removed { return }
+    if DeliveryContext.current.depth == 0 {
+      awaitDeliveryAlone(to: subscription)
+    }
+    state.withLock { remove(subscription, in: &$0) }
+  }
+
+  /// Whether a thread is delivering from a list of `subscription` alone,
+  /// and may run its chain without claiming its gate. Under the lock.
   ///
-  /// The claim and this check pair up: the delivering thread claims (a
-  /// sequentially consistent read-modify-write) and then reads the gate;
-  /// the closer changed the gate (another) before reading the word here.
-  /// So either the delivering thread sees the gate closed and skips the
-  /// chain, or this sees the delivery and waits.
-  func awaitDeliveryAlone(to subscription: SubscriptionBase) {
-    // Nobody delivering: the next claim will see the gate closed.
-    if word.load(ordering: .sequentiallyConsistent) & Self.delivering == 0 { return }
-    guard DeliveryContext.current.depth == 0 else { return }
-    ParkingLot.wait(for: self) {
+  /// The claim and this check pair up, so that either the delivering
+  /// thread sees the gate closed and skips the chain, or this sees the
+  /// delivery:
+  /// - A lock-free claim is a sequentially consistent read-modify-write,
+  ///   after which the delivering thread reads the gate; the closer changed
+  ///   the gate (another) before this sequentially consistent load.
+  /// - A claim under the lock (a holder's) is ordered by the lock: when it
+  ///   comes first this sees it; when this comes first, the delivering
+  ///   thread's read of the gate comes after the closer's change.
+  private func deliversAlone(to subscription: SubscriptionBase, in state: State) -> Bool {
+    let current = word.load(ordering: .sequentiallyConsistent)
+    if current & Self.delivering == 0 || state.finishing { return false }
+    let claimed =
+      current & Self.unshared != 0
+      ? state.retired.first.map { Unmanaged.passUnretained($0) } : Self.list(in: current)
+    guard let claimed else { return false }
+    return claimed._withUnsafeGuaranteedRef { $0.count == 1 && $0[0] === subscription }
+  }
+
+  /// Waits until `deliversAlone(to:in:)` turns false.
+  private func awaitDeliveryAlone(to subscription: SubscriptionBase) {
+    ParkingLot.shared.wait(for: self) {
       state.withLock { state in
-        let current = word.load(ordering: .sequentiallyConsistent)
-        if current & Self.delivering == 0 || state.finishing { return true }
-        let claimed =
-          current & Self.unshared != 0
-          ? state.retired.first.map { Unmanaged.passUnretained($0) } : Self.list(in: current)
-        guard let claimed, claimed._withUnsafeGuaranteedRef({ $0.count == 1 && $0[0] === subscription }) else {
-          return true
-        }
+        guard deliversAlone(to: subscription, in: state) else { return true }
         // Make the delivering thread stop through `finishLocked()`, which
         // wakes this one; unless its lock-free stop came first.
         let original = word.update { $0 & Self.delivering != 0 ? $0 | Self.queued : nil }
@@ -530,17 +577,20 @@ class SubscriptionBase: @unchecked Swift.Sendable {
 
   /// Removes this entry from its owner's list; called by the observer
   /// when it is invalidated. Removing twice does nothing.
-  func detach() {
-    owner.unsubscribe(self)
+  ///
+  /// With `awaitingAlone` (the observer's gate is `alone`), first waits for
+  /// a run of the chain that the owner made without claiming the gate.
+  func detach(awaitingAlone: Bool = false) {
+    owner.unsubscribe(self, awaitingAlone: awaitingAlone)
   }
 }
 
 /// A sender core, as its subscriptions see it.
 protocol SubscriptionOwner: AnyObject, Swift.Sendable {
-  func unsubscribe(_ subscription: SubscriptionBase)
-  /// Waits for a run of `subscription`'s chain made without claiming its
-  /// gate, if one is in progress on another thread.
-  func awaitDeliveryAlone(to subscription: SubscriptionBase)
+  /// Removes `subscription`; first, when `awaitingAlone`, waits for a run
+  /// of its chain made without claiming its gate, if one is in progress on
+  /// another thread.
+  func unsubscribe(_ subscription: SubscriptionBase, awaitingAlone: Bool)
 }
 
 // MARK: - SlotList

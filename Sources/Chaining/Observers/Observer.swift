@@ -132,8 +132,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     guard closedHere else { return }
     if let first = firstSubscription.take() {
       // The gate does not see runs its sender made without claiming it.
-      if gate.isAlone { first.owner.awaitDeliveryAlone(to: first) }
-      first.detach()
+      first.detach(awaitingAlone: gate.isAlone)
     }
     guard let extras else { return }
     var subscriptions: [SubscriptionBase] = []

@@ -1,4 +1,5 @@
 import Chaining
+import Synchronization
 import Testing
 
 @Suite struct ValueHolderTests {
@@ -69,6 +70,33 @@ import Testing
     holder.receive(value: 9)
     #expect(holder.value == 9)
     #expect(received.history == [9])
+    _ = observer
+  }
+
+  @Test func broadcastAndWritesFromTwoThreadsAreDeliveredOneAtATime() {
+    // A holder claims its deliveries under its lock; a broadcast must take
+    // the lock too, or it could deliver at the same time as a write.
+    let holder = ValueHolder(-1)
+    let received = Recorder<Int>()
+    let inside = Atomic<Int>(0)
+    let overlaps = Atomic<Int>(0)
+    let observer = holder.chain().do { value in
+      if inside.add(1, ordering: .relaxed).newValue > 1 { overlaps.add(1, ordering: .relaxed) }
+      received.append(value)
+      inside.subtract(1, ordering: .relaxed)
+    }.end()
+    let count = 100_000
+    race(threads: 2) { index in
+      for value in 1...count {
+        if index == 0 { holder.value = value } else { holder.broadcast(value: -value) }
+      }
+    }
+    #expect(overlaps.load(ordering: .relaxed) == 0)
+    let history = received.history
+    #expect(history.count == 2 * count)
+    #expect(history.filter { $0 > 0 } == Array(1...count))
+    #expect(history.filter { $0 < 0 } == (1...count).map { -$0 })
+    #expect(holder.value == count)
     _ = observer
   }
 }

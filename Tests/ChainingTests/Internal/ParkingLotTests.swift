@@ -10,14 +10,14 @@ import Testing
     var isSet = false
 
     func set() {
-      ParkingLot.withLock(self) {
+      ParkingLot.shared.withLock(self) {
         isSet = true
-        ParkingLot.wakeAll(self)
+        ParkingLot.shared.wakeAll(self)
       }
     }
 
     func wait() {
-      ParkingLot.wait(for: self) { isSet }
+      ParkingLot.shared.wait(for: self) { isSet }
     }
   }
 
@@ -25,7 +25,7 @@ import Testing
     let flag = Flag()
     flag.set()
     flag.wait()
-    #expect(ParkingLot.withLock(flag) { flag.isSet })
+    #expect(ParkingLot.shared.withLock(flag) { flag.isSet })
   }
 
   @Test func everyWaiterWakesWhenManyObjectsShareStripes() {

@@ -331,6 +331,25 @@ import Testing
     #expect(events.history == ["handler finished 1", "invalidate returned"])
   }
 
+  @Test func invalidateWaitsForTheOnlyObserverOfAHolderWriteHeldInItsHandler() {
+    // A holder claims its delivery with a plain store under its lock;
+    // invalidate() must see that claim all the same.
+    let holder = ValueHolder(0)
+    let events = Recorder<String>()
+    let entered = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    let observer = holder.chain().do { value in
+      entered.signal()
+      proceed.wait()
+      events.append("handler finished \(value)")
+    }.end()
+    let sender = spawn { holder.value = 1 }
+    entered.wait()
+    invalidateWhileHeld(observer, events: events, proceed: proceed, sender: sender)
+    holder.value = 2
+    #expect(events.history == ["handler finished 1", "invalidate returned"])
+  }
+
   @Test func nothingReachesTheOnlyObserverAfterInvalidateReturnsWhileAnotherThreadBroadcasts() {
     let notifier = Notifier<Int>()
     let received = Recorder<Int>()
