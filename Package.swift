@@ -9,7 +9,9 @@ let package = Package(
     .library(name: "Chaining", targets: ["Chaining"])
   ],
   targets: [
-    .target(name: "Chaining"),
+    .target(name: "Chaining", dependencies: ["_ChainingThreadContext"]),
+    // Not API: a C11 thread-local slot, the one thing Swift cannot declare.
+    .target(name: "_ChainingThreadContext"),
     // The demo app: its model and console view live in a library so that a
     // test can check the output; the executable only prints it.
     .target(name: "ChainingDemoKit", dependencies: ["Chaining"]),

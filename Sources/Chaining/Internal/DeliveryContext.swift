@@ -1,3 +1,5 @@
+internal import _ChainingThreadContext
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -43,9 +45,14 @@ struct DeliveryContext {
 
   /// The calling thread's context, created on first use and freed when the
   /// thread ends.
-  @inlinable @inline(__always)
+  ///
+  /// Not inlinable, so that client modules need not see the C module of
+  /// the thread-local slot: from them it costs one direct call.
+  @usableFromInline
   static var current: DeliveryContext {
-    if let raw = pthread_getspecific(contextKey) {
+    // A C thread-local: one load, where `pthread_getspecific` costs a call
+    // and a lazily created key's lookup on every delivery.
+    if let raw = _chaining_get_thread_context() {
       return DeliveryContext(state: raw.assumingMemoryBound(to: State.self))
     }
     return makeCurrent()
@@ -55,6 +62,8 @@ struct DeliveryContext {
   static func makeCurrent() -> DeliveryContext {
     let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
     state.initialize(to: State())
+    _chaining_set_thread_context(state)
+    // Only so that the context is freed when the thread ends.
     pthread_setspecific(contextKey, state)
     return DeliveryContext(state: state)
   }
@@ -157,8 +166,9 @@ struct Causes: @unchecked Swift.Sendable {
   }
 }
 
-/// The thread-local slot of `DeliveryContext.current`; created once.
-@usableFromInline let contextKey: pthread_key_t = {
+/// The key whose destructor frees a thread's context when the thread
+/// ends; created once.
+private let contextKey: pthread_key_t = {
   var key = pthread_key_t()
   let status = pthread_key_create(&key, releaseContext)
   precondition(status == 0, "Chaining: pthread_key_create failed with status \(status)")
@@ -176,6 +186,8 @@ private func releaseContext(_ raw: UnsafeMutableRawPointer?) {
 #endif
 
 private func freeContext(_ raw: UnsafeMutableRawPointer) {
+  // A later destructor that delivers makes a new context, freed the same way.
+  if _chaining_get_thread_context() == raw { _chaining_set_thread_context(nil) }
   let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
   state.pointee.causes?.deallocate()
   state.deinitialize(count: 1)

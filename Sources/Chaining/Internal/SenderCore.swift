@@ -182,7 +182,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   ///
   /// Holders call this from inside their storage lock (the same lock) so
   /// that the order of broadcasts matches the order of their writes.
-  @inlinable
+  @inlinable @inline(__always)
   func claim(_ value: Value, in state: inout State) -> Claim {
     if claimsUnderLock {
       // Idle, nothing can change the word before this store: only a thread
@@ -196,6 +196,13 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         return .deliver(list, claimed: current)
       }
     }
+    return claimShared(value, in: &state)
+  }
+
+  /// `claim(_:in:)` when the word may change meanwhile: for a core claimed
+  /// without the lock too, or a holder's core that is delivering.
+  @usableFromInline
+  func claimShared(_ value: Value, in state: inout State) -> Claim {
     // `changing` is only set under the lock, so it is clear here; only the
     // delivering thread's lock-free stop can change the word meanwhile.
     // Sequentially consistent, as every claim: see `deliversAlone(to:in:)`.

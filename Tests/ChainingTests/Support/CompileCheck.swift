@@ -28,6 +28,9 @@ enum CompileCheck {
     var arguments = [
       "swiftc", "-typecheck", "-swift-version", "6",
       "-I", try modulesDirectory().path,
+      // The C module that `Chaining` imports; a test build (`-enable-testing`)
+      // needs it even though the import is internal.
+      "-Xcc", "-fmodule-map-file=\(try threadContextModuleMap().path)",
       "-module-cache-path", try moduleCacheDirectory().path,
       file.path,
     ]
@@ -47,6 +50,12 @@ enum CompileCheck {
   /// built once instead of once per check (about 1.2 s each).
   static func moduleCacheDirectory() throws -> URL {
     try modulesDirectory().deletingLastPathComponent().appendingPathComponent("CompileCheckModuleCache")
+  }
+
+  /// The module map SwiftPM wrote for the `_ChainingThreadContext` C target.
+  static func threadContextModuleMap() throws -> URL {
+    try modulesDirectory().deletingLastPathComponent()
+      .appendingPathComponent("_ChainingThreadContext.build/module.modulemap")
   }
 
   /// The `Modules` directory of the build that produced this test binary.
