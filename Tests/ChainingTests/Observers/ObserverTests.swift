@@ -228,9 +228,29 @@ import Testing
   /// Starts `notify(value: 1)` on another thread and returns once the
   /// first observer's handler holds it: `entered` was signalled.
   private func holdDelivery(of notifier: Notifier<Int>, entered: DispatchSemaphore) -> DispatchGroup {
-    let sender = spawn { notifier.notify(value: 1) }
+    holdDelivery(entered: entered) { notifier.notify(value: 1) }
+  }
+
+  /// Starts `send` on another thread and returns once a handler holds its
+  /// delivery: `entered` was signalled.
+  private func holdDelivery(entered: DispatchSemaphore, _ send: @escaping @Sendable () -> Void) -> DispatchGroup {
+    let sender = spawn(send)
     entered.wait()
     return sender
+  }
+
+  /// A handler that signals `entered`, waits for `proceed`, then records
+  /// "handler finished <value>" in `events`.
+  private func heldHandler(
+    entered: DispatchSemaphore,
+    proceed: DispatchSemaphore,
+    events: Recorder<String>
+  ) -> (Int) -> Void {
+    { value in
+      entered.signal()
+      proceed.wait()
+      events.append("handler finished \(value)")
+    }
   }
 
   /// Invalidates `observer` on another thread while the delivery of
@@ -277,11 +297,7 @@ import Testing
     let events = Recorder<String>()
     let entered = DispatchSemaphore(value: 0)
     let proceed = DispatchSemaphore(value: 0)
-    let observer = notifier.chain().do { value in
-      entered.signal()
-      proceed.wait()
-      events.append("handler finished \(value)")
-    }.end()
+    let observer = notifier.chain().do(heldHandler(entered: entered, proceed: proceed, events: events)).end()
     let sender = holdDelivery(of: notifier, entered: entered)
     // Replaces the list the delivering thread claimed.
     let later = notifier.chain().do { events.append("later \($0)") }.end()
@@ -338,13 +354,8 @@ import Testing
     let events = Recorder<String>()
     let entered = DispatchSemaphore(value: 0)
     let proceed = DispatchSemaphore(value: 0)
-    let observer = holder.chain().do { value in
-      entered.signal()
-      proceed.wait()
-      events.append("handler finished \(value)")
-    }.end()
-    let sender = spawn { holder.value = 1 }
-    entered.wait()
+    let observer = holder.chain().do(heldHandler(entered: entered, proceed: proceed, events: events)).end()
+    let sender = holdDelivery(entered: entered) { holder.value = 1 }
     invalidateWhileHeld(observer, events: events, proceed: proceed, sender: sender)
     holder.value = 2
     #expect(events.history == ["handler finished 1", "invalidate returned"])
