@@ -25,13 +25,20 @@ enum CompileCheck {
 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    let modules = try modulesDirectory()
+    let buildDirectory = modules.deletingLastPathComponent()
+    let threadContextMap = buildDirectory.appendingPathComponent("_ChainingThreadContext.build/module.modulemap")
     var arguments = [
       "swiftc", "-typecheck", "-swift-version", "6",
-      "-I", try modulesDirectory().path,
-      // The C module that `Chaining` imports; a test build (`-enable-testing`)
-      // needs it even though the import is internal.
-      "-Xcc", "-fmodule-map-file=\(try threadContextModuleMap().path)",
-      "-module-cache-path", try moduleCacheDirectory().path,
+      "-I", modules.path,
+      // The module map SwiftPM wrote for the C module that `Chaining`
+      // imports; a test build (`-enable-testing`) needs it even though the
+      // import is internal.
+      "-Xcc", "-fmodule-map-file=" + threadContextMap.path,
+      // A Clang module cache shared by every check against this build: the
+      // system modules that `Chaining` imports are built once instead of
+      // once per check (about 1.2 s each).
+      "-module-cache-path", buildDirectory.appendingPathComponent("CompileCheckModuleCache").path,
       file.path,
     ]
     if warningsAsErrors { arguments.append("-warnings-as-errors") }
@@ -43,19 +50,6 @@ enum CompileCheck {
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Result(succeeded: process.terminationStatus == 0, diagnostics: String(decoding: data, as: UTF8.self))
-  }
-
-  /// A Clang module cache shared by every check against this build, next to
-  /// its `Modules` directory: the system modules that `Chaining` imports are
-  /// built once instead of once per check (about 1.2 s each).
-  static func moduleCacheDirectory() throws -> URL {
-    try modulesDirectory().deletingLastPathComponent().appendingPathComponent("CompileCheckModuleCache")
-  }
-
-  /// The module map SwiftPM wrote for the `_ChainingThreadContext` C target.
-  static func threadContextModuleMap() throws -> URL {
-    try modulesDirectory().deletingLastPathComponent()
-      .appendingPathComponent("_ChainingThreadContext.build/module.modulemap")
   }
 
   /// The `Modules` directory of the build that produced this test binary.
