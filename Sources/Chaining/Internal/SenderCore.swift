@@ -188,8 +188,10 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
       // Idle, nothing can change the word before this store: only a thread
       // holding the lock may claim it, and nobody delivers, so nobody stops.
       // The lock orders the claim and an `invalidate()`'s check (see
-      // `deliversAlone(to:in:)`).
-      let current = word.load(ordering: .relaxed)
+      // `deliversAlone(to:in:)`). Acquiring, not relaxed: the delivery
+      // before stopped with a releasing compare-and-swap outside the lock,
+      // and its handlers must happen before this delivery's.
+      let current = word.load(ordering: .acquiring)
       guard let list = Self.list(in: current) else { return .none }
       if current & Self.delivering == 0 {
         word.store(current | Self.delivering, ordering: .relaxed)
