@@ -372,7 +372,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   func subscribe(
     gate: DeliveryGate,
     dropsEchoes: Bool = true,
-    handler: @escaping (Value) -> Void,
+    handler: consuming @escaping (Value) -> Void,
     in state: inout State
   ) -> SubscriptionBase {
     let subscription = subscriptionClass.init(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
@@ -482,7 +482,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   final class Subscription: SubscriptionBase, @unchecked Swift.Sendable {
     @usableFromInline nonisolated(unsafe) let handler: (Value) -> Void
 
-    init(core: _SenderCore, gate: DeliveryGate, dropsEchoes: Bool, handler: @escaping (Value) -> Void) {
+    init(core: _SenderCore, gate: DeliveryGate, dropsEchoes: Bool, handler: consuming @escaping (Value) -> Void) {
       self.handler = handler
       super.init(owner: core, gate: gate, dropsEchoes: dropsEchoes)
     }
@@ -567,9 +567,9 @@ class SubscriptionBase: @unchecked Swift.Sendable {
   @usableFromInline let gate: DeliveryGate
   /// The order of subscription; set under the core's lock before the
   /// subscription is visible, then constant.
-  @usableFromInline nonisolated(unsafe) var serial: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var serial: UInt64 = 0
   /// The slot in the current list, or -1 once removed. Guarded by the core's lock.
-  nonisolated(unsafe) var index: Int32 = -1
+  @exclusivity(unchecked) nonisolated(unsafe) var index: Int32 = -1
   /// Whether the chain skips values it caused (see `DeliveryGate.deliver`).
   @usableFromInline let dropsEchoes: Bool
   /// Strong, though the owner's list holds this entry too: the cycle ends

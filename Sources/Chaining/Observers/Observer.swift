@@ -95,7 +95,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   }
 
   /// Takes over a subscription, to undo it when invalidated.
-  func add(_ subscription: SubscriptionBase) {
+  func add(_ subscription: consuming SubscriptionBase) {
     subscriptionCount += 1
     if firstSubscription == nil {
       firstSubscription = subscription
