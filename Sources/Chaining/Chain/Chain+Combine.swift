@@ -27,10 +27,10 @@ extension Chain {
   /// one pair. Each finished chain keeps its own latest values, alive for as
   /// long as the observer. Sources are held as their own chains hold them.
   @inlinable
-  public func combine<Other, OtherSource>(
-    _ other: Chain<Other, OtherSource>
+  public consuming func combine<Other, OtherSource>(
+    _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(Value, Other), Source> {
-    combinePair(other, by: "combine(_:)")
+    combinePair(other)
   }
 
   /// Combines a chain of pairs with a third chain into triples.
@@ -38,10 +38,10 @@ extension Chain {
   /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of `(A, B, Other)` triples.
   @inlinable
-  public func combine<A, B, Other, OtherSource>(
-    _ other: Chain<Other, OtherSource>
+  public consuming func combine<A, B, Other, OtherSource>(
+    _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(A, B, Other), Source> where Value == (A, B) {
-    combinePair(other, by: "combine(_:)").map { ($0.0, $0.1, $1) }
+    combinePair(other).map { ($0.0, $0.1, $1) }
   }
 
   /// Combines a chain of triples with a fourth chain into quadruples.
@@ -49,10 +49,10 @@ extension Chain {
   /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of `(A, B, C, Other)` tuples.
   @inlinable
-  public func combine<A, B, C, Other, OtherSource>(
-    _ other: Chain<Other, OtherSource>
+  public consuming func combine<A, B, C, Other, OtherSource>(
+    _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(A, B, C, Other), Source> where Value == (A, B, C) {
-    combinePair(other, by: "combine(_:)").map { ($0.0, $0.1, $0.2, $1) }
+    combinePair(other).map { ($0.0, $0.1, $0.2, $1) }
   }
 
   /// Combines a chain of quadruples with a fifth chain into quintuples.
@@ -60,19 +60,18 @@ extension Chain {
   /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of `(A, B, C, D, Other)` tuples.
   @inlinable
-  public func combine<A, B, C, D, Other, OtherSource>(
-    _ other: Chain<Other, OtherSource>
+  public consuming func combine<A, B, C, D, Other, OtherSource>(
+    _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(A, B, C, D, Other), Source> where Value == (A, B, C, D) {
-    combinePair(other, by: "combine(_:)").map { ($0.0, $0.1, $0.2, $0.3, $1) }
+    combinePair(other).map { ($0.0, $0.1, $0.2, $0.3, $1) }
   }
 
   @inlinable
-  func combinePair<Other, OtherSource>(
-    _ other: Chain<Other, OtherSource>,
-    by step: StaticString
+  consuming func combinePair<Other, OtherSource>(
+    _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(Value, Other), Source> {
-    let build = consume(by: step)
-    let otherBuild = other.consume(by: step)
+    let build = self.build
+    let otherBuild = other.build
     return Chain<(Value, Other), Source> { given, context in
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value, Other)) -> Void

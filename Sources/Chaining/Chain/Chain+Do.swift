@@ -19,8 +19,8 @@ extension Chain {
   /// it is invalidated or released; capture `self` weakly when `self` owns
   /// the observer.
   @inlinable
-  public func `do`(_ body: @escaping (Value) -> Void) -> Chain<Value, Source> {
-    appendingLast("do(_:)") { downstream in
+  public consuming func `do`(_ body: @escaping (Value) -> Void) -> Chain<Value, Source> {
+    appendingLast { downstream in
       guard let downstream else { return body }
       return { value in
         body(value)

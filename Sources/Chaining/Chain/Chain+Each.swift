@@ -15,8 +15,8 @@ extension Chain where Value: Sequence {
   /// All elements of one value are passed on before the next value is
   /// handled. An empty sequence passes nothing on.
   @inlinable
-  public func each() -> Chain<Value.Element, Source> {
-    appending("each()") { downstream in
+  public consuming func each() -> Chain<Value.Element, Source> {
+    appending { downstream in
       { sequence in
         for element in sequence { downstream(element) }
       }

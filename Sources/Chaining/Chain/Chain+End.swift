@@ -17,8 +17,8 @@ extension Chain {
   /// - Returns: The ``Observer`` of the binding. Keep it: releasing it ends
   ///   the binding.
   @inlinable
-  public func end() -> Observer {
-    let (observer, context) = finish(by: "end()")
+  public consuming func end() -> Observer {
+    let (observer, context) = finish()
     context.start(fetching: false)
     return observer
   }
@@ -26,8 +26,7 @@ extension Chain {
   /// Finishes the chain and returns its observer along with the context
   /// that built it.
   @inlinable
-  func finish(by step: StaticString) -> (observer: Observer, context: _ChainContext) {
-    let build = consume(by: step)
+  consuming func finish() -> (observer: Observer, context: _ChainContext) {
     let context = _ChainContext()
     build(nil, context)
     return (context.observer, context)
@@ -60,8 +59,8 @@ extension Chain where Source: Fetchable {
   /// delivering a change into the new chain, that thread runs the fetch right
   /// after it, and `sync()` may return first.
   @inlinable
-  public func sync() -> Observer {
-    let (observer, context) = finish(by: "sync()")
+  public consuming func sync() -> Observer {
+    let (observer, context) = finish()
     context.start(fetching: true)
     return observer
   }

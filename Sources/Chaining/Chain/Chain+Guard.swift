@@ -17,8 +17,8 @@ extension Chain {
   /// the test is not delivered. `isIncluded` runs on the delivering thread and
   /// is held strongly by the finished observer.
   @inlinable
-  public func `guard`(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
-    appending("guard(_:)") { downstream in
+  public consuming func `guard`(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
+    appending { downstream in
       { value in
         if isIncluded(value) { downstream(value) }
       }
@@ -39,7 +39,7 @@ extension Chain {
   /// - Parameter isIncluded: Called with every value that reaches this step.
   /// - Returns: A chain of the values for which `isIncluded` returned `true`.
   @inlinable
-  public func filter(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
+  public consuming func filter(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
     `guard`(isIncluded)
   }
 }

@@ -18,8 +18,8 @@ extension Chain where Value: Equatable {
   /// it then counts as the last value passed. Each finished chain keeps its
   /// own last value, alive for as long as the observer.
   @inlinable
-  public func guardIfEqual() -> Chain<Value, Source> {
-    appending("guardIfEqual()") { downstream in
+  public consuming func guardIfEqual() -> Chain<Value, Source> {
+    appending { downstream in
       let last = Box<Value?>(nil)
       return { value in
         if let previous = last.value, previous == value { return }
@@ -41,7 +41,7 @@ extension Chain where Value: Equatable {
   ///
   /// - Returns: A chain without consecutive duplicates.
   @inlinable
-  public func removeDuplicates() -> Chain<Value, Source> {
+  public consuming func removeDuplicates() -> Chain<Value, Source> {
     guardIfEqual()
   }
 }

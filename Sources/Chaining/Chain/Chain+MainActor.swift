@@ -26,8 +26,8 @@ extension Chain where Value: Swift.Sendable {
   ///
   /// Values must be `Swift.Sendable`. After the observer is invalidated, no
   /// queued value reaches `body`.
-  public func doOnMainActor(_ body: @escaping @MainActor @Sendable (Value) -> Void) -> Chain<Value, Source> {
-    appending("doOnMainActor(_:)") { downstream, context in
+  public consuming func doOnMainActor(_ body: @escaping @MainActor @Sendable (Value) -> Void) -> Chain<Value, Source> {
+    appending { downstream, context in
       let hop = MainActorHop(body: body, downstream: downstream)
       context.addHopGate(hop.gate)
       return { value in hop.send(value) }
@@ -50,7 +50,7 @@ extension Chain where Value: Swift.Sendable {
   ///
   /// - Parameter receiver: The object to send to.
   /// - Returns: A chain with the same values; later steps run on the main actor.
-  public func sendTo<Receiver: MainActorReceivable>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: MainActorReceivable>(_ receiver: Receiver) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     doOnMainActor { [weak receiver] value in
       receiver?.receive(value: value)

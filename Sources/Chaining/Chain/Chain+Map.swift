@@ -16,8 +16,8 @@ extension Chain {
   /// `transform` runs on the delivering thread, also for the value
   /// ``sync()`` sends, and is held strongly by the finished observer.
   @inlinable
-  public func map<Next>(_ transform: @escaping (Value) -> Next) -> Chain<Next, Source> {
-    appending("map(_:)") { downstream in
+  public consuming func map<Next>(_ transform: @escaping (Value) -> Next) -> Chain<Next, Source> {
+    appending { downstream in
       { value in downstream(transform(value)) }
     }
   }

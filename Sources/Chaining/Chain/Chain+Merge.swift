@@ -18,8 +18,7 @@ extension Chain {
   /// Merge more than two by calling `merge` again:
   /// `a.chain().merge(b.chain()).merge(c.chain())`.
   ///
-  /// - Parameter other: The chain to join. It is consumed: do not use it
-  ///   again.
+  /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of the values of both.
   ///
   /// ``sync()`` is available when this chain's source is ``Fetchable``; it
@@ -28,9 +27,9 @@ extension Chain {
   /// held as its own chain holds it; one source being released does not
   /// affect the others. Handlers may send into any of the sources.
   @inlinable
-  public func merge<OtherSource>(_ other: Chain<Value, OtherSource>) -> Chain<Value, Source> {
-    let build = consume(by: "merge(_:)")
-    let otherBuild = other.consume(by: "merge(_:)")
+  public consuming func merge<OtherSource>(_ other: consuming Chain<Value, OtherSource>) -> Chain<Value, Source> {
+    let build = self.build
+    let otherBuild = other.build
     return Chain { downstream, context in
       build(downstream, context)
       otherBuild(downstream, context)

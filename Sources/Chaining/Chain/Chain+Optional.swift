@@ -15,8 +15,8 @@ extension Chain {
   ///
   /// - Returns: A chain of the same values, as optionals.
   @inlinable
-  public func optional() -> Chain<Value?, Source> {
-    appending("optional()") { downstream in
+  public consuming func optional() -> Chain<Value?, Source> {
+    appending { downstream in
       { value in downstream(.some(value)) }
     }
   }
@@ -33,8 +33,8 @@ extension Chain {
   /// - Parameter transform: Called with every value that reaches this step.
   /// - Returns: A chain of the non-`nil` results.
   @inlinable
-  public func compactMap<Next>(_ transform: @escaping (Value) -> Next?) -> Chain<Next, Source> {
-    appending("compactMap(_:)") { downstream in
+  public consuming func compactMap<Next>(_ transform: @escaping (Value) -> Next?) -> Chain<Next, Source> {
+    appending { downstream in
       { value in
         if let next = transform(value) { downstream(next) }
       }
@@ -52,8 +52,8 @@ extension Chain {
   ///
   /// - Returns: A chain of the non-`nil` values, unwrapped.
   @inlinable
-  public func unwrap<Wrapped>() -> Chain<Wrapped, Source> where Value == Wrapped? {
-    appending("unwrap()") { downstream in
+  public consuming func unwrap<Wrapped>() -> Chain<Wrapped, Source> where Value == Wrapped? {
+    appending { downstream in
       { value in
         if let wrapped = value { downstream(wrapped) }
       }
@@ -74,8 +74,8 @@ extension Chain {
   ///
   /// - Returns: A chain of the values, unwrapped.
   @inlinable
-  public func forceUnwrap<Wrapped>() -> Chain<Wrapped, Source> where Value == Wrapped? {
-    appending("forceUnwrap()") { downstream in
+  public consuming func forceUnwrap<Wrapped>() -> Chain<Wrapped, Source> where Value == Wrapped? {
+    appending { downstream in
       { value in
         guard let wrapped = value else {
           fatalError("Chain.forceUnwrap(): a nil value of \(Value.self) reached forceUnwrap()")

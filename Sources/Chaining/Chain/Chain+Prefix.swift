@@ -21,9 +21,9 @@ extension Chain {
   /// nothing is passed on and the first value that arrives invalidates the
   /// observer.
   @inlinable
-  public func prefix(_ count: Int) -> Chain<Value, Source> {
+  public consuming func prefix(_ count: Int) -> Chain<Value, Source> {
     if count < 0 { fatalError("Chain.prefix(_:): count must not be negative, got \(count)") }
-    return appending("prefix(_:)") { downstream, context in
+    return appending { downstream, context in
       let passed = Box(0)
       let observer = context.observer
       return { [weak observer] value in
@@ -49,7 +49,7 @@ extension Chain {
   ///
   /// - Returns: A chain that ends after one value.
   @inlinable
-  public func first() -> Chain<Value, Source> {
+  public consuming func first() -> Chain<Value, Source> {
     prefix(1)
   }
 }

@@ -30,8 +30,8 @@ extension Chain where Value: Swift.Sendable {
   /// fetched value through the queue like any other. Binding loops still
   /// settle: a value that comes back to this chain through the queue is
   /// skipped like any echo.
-  public func receive(on queue: DispatchQueue) -> Chain<Value, Source> {
-    appending("receive(on:)") { downstream, context in
+  public consuming func receive(on queue: DispatchQueue) -> Chain<Value, Source> {
+    appending { downstream, context in
       let hop = QueueHop(target: queue, downstream: downstream)
       context.addHopGate(hop.gate)
       return { value in hop.send(value) }

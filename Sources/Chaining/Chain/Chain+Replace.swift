@@ -14,8 +14,8 @@ extension Chain {
   ///   holds it.
   /// - Returns: A chain of `value`, once for every value that reaches this step.
   @inlinable
-  public func replace<Next>(_ value: Next) -> Chain<Next, Source> {
-    appending("replace(_:)") { downstream in
+  public consuming func replace<Next>(_ value: Next) -> Chain<Next, Source> {
+    appending { downstream in
       { _ in downstream(value) }
     }
   }
@@ -31,7 +31,7 @@ extension Chain {
   ///
   /// - Returns: A chain of `Void` values.
   @inlinable
-  public func replaceWithVoid() -> Chain<Void, Source> {
+  public consuming func replaceWithVoid() -> Chain<Void, Source> {
     replace(())
   }
 }

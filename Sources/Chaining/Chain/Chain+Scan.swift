@@ -19,11 +19,11 @@ extension Chain {
   /// Each finished chain keeps its own result, starting from `initial`; the
   /// value ``sync()`` sends is accumulated like any other.
   @inlinable
-  public func scan<Result>(
+  public consuming func scan<Result>(
     _ initial: Result,
     _ next: @escaping (Result, Value) -> Result
   ) -> Chain<Result, Source> {
-    appending("scan(_:_:)") { downstream in
+    appending { downstream in
       let result = Box(initial)
       return { value in
         result.value = next(result.value, value)

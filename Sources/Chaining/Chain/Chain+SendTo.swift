@@ -26,9 +26,9 @@ extension Chain {
   /// `receive(value:)` runs on the delivering thread, also for the value
   /// ``sync()`` sends.
   @inlinable
-  public func sendTo<Receiver: Receivable>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: Receivable>(_ receiver: Receiver) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
-    appendingLast("sendTo(_:)") { downstream in
+    appendingLast { downstream in
       guard let downstream else {
         return { [weak receiver] value in receiver?.receive(value: value) }
       }
@@ -52,10 +52,10 @@ extension Chain {
   ///   ``Retainer/init(_:)``.
   /// - Returns: A chain with the same values.
   @inlinable
-  public func sendTo<Receiver: Receivable>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: Receivable>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     let receiver = retainer.object
-    return appending("sendTo(_:)") { downstream in
+    return appending { downstream in
       { value in
         receiver.receive(value: value)
         downstream(value)
@@ -70,7 +70,7 @@ extension Receivable {
   /// Pass it to ``Chain/sendTo(_:)-(Retainer<Receiver>)``.
   ///
   /// - Returns: A ``Retainer`` holding this object strongly.
-  public func retain() -> Retainer<Self> {
+  public consuming func retain() -> Retainer<Self> {
     Retainer(self)
   }
 }
@@ -82,7 +82,7 @@ extension Receivable where Self: Chainable {
   /// ``Chainable/retain()``.
   ///
   /// - Returns: A ``Retainer`` holding this object strongly.
-  public func retain() -> Retainer<Self> {
+  public consuming func retain() -> Retainer<Self> {
     Retainer(self)
   }
 }

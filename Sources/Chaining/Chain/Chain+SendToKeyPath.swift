@@ -24,11 +24,11 @@ extension Chain {
   /// The write happens on the delivering thread, also for the value
   /// ``sync()`` sends.
   @inlinable
-  public func sendTo<Root: AnyObject>(
+  public consuming func sendTo<Root: AnyObject>(
     _ object: Root,
     _ keyPath: ReferenceWritableKeyPath<Root, Value>
   ) -> Chain<Value, Source> {
-    appending("sendTo(_:_:)") { downstream in
+    appending { downstream in
       { [weak object] value in
         object?[keyPath: keyPath] = value
         downstream(value)
@@ -63,11 +63,11 @@ extension Chain {
   ///     any property for another type.
   /// - Returns: A chain with the same values.
   @inlinable
-  public func sendTo<Receiver: Receivable>(
+  public consuming func sendTo<Receiver: Receivable>(
     _ receiver: Receiver,
     from part: KeyPath<Value, Receiver.ReceiveValue>
   ) -> Chain<Value, Source> {
-    appending("sendTo(_:from:)") { downstream in
+    appending { downstream in
       { [weak receiver] value in
         receiver?.receive(value: value[keyPath: part])
         downstream(value)

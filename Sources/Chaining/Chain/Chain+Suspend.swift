@@ -31,8 +31,8 @@ extension Chain {
   /// effect after the value being delivered.
   /// The resume and the values run through the chain one at a time, so a
   /// value is never replayed after a newer one.
-  public func suspend(_ suspender: Suspender) -> Chain<Value, Source> {
-    let build = consume(by: "suspend(_:)")
+  public consuming func suspend(_ suspender: Suspender) -> Chain<Value, Source> {
+    let build = self.build
     return Chain { given, context in
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: (Value) -> Void

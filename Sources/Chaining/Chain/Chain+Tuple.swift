@@ -25,9 +25,11 @@ extension Chain {
   /// each fetchable source, in source order. Sources are held as their own
   /// chains hold them.
   @inlinable
-  public func tuple<Other, OtherSource>(_ other: Chain<Other, OtherSource>) -> Chain<(Value?, Other?), Source> {
-    let build = consume(by: "tuple(_:)")
-    let otherBuild = other.consume(by: "tuple(_:)")
+  public consuming func tuple<Other, OtherSource>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(Value?, Other?), Source> {
+    let build = self.build
+    let otherBuild = other.build
     return Chain<(Value?, Other?), Source> { given, context in
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value?, Other?)) -> Void

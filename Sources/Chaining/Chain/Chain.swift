@@ -20,40 +20,28 @@
 /// current step, `Source` the type of the object the chain started from (it
 /// decides whether ``sync()`` is available).
 ///
-/// A `Chain` is a one-shot builder. Each step consumes the chain it is called
-/// on and returns a new one; calling a step, `end()` or `sync()` on a chain
-/// that was already used stops the program with a message saying so. Build
-/// a chain on one thread; the finished observer may then be used from any.
+/// A `Chain` is a one-shot builder: a noncopyable value whose steps are
+/// `consuming`. Each step consumes the chain it is called on and returns a
+/// new one, so using a chain again after a step, `end()` or `sync()` does
+/// not compile ("'chain' consumed more than once"). Being a struct, a chain
+/// being built allocates nothing of its own. Build a chain on one thread;
+/// the finished observer may then be used from any.
 ///
 /// When finished, the steps become one pipeline of typed closures: a value
 /// goes from the source to the last step by plain closure calls, with no
 /// type-erased storage or casts in between.
-public final class Chain<Value, Source: Chainable> {
+public struct Chain<Value, Source: Chainable>: ~Copyable {
   /// Wires the steps so far in front of `downstream`, for every source of
   /// the chain, into `context`. A `nil` downstream means nothing follows:
   /// the last step can then skip calling it.
   @usableFromInline typealias Build = (_ downstream: ((Value) -> Void)?, _ context: _ChainContext) -> Void
 
-  /// The build function, until a step, `end()` or `sync()` takes it.
-  private var build: Build?
+  /// The build function of the steps so far.
+  @usableFromInline let build: Build
 
-  @usableFromInline
+  @inlinable
   init(build: @escaping Build) {
     self.build = build
-  }
-
-  /// Consumes this chain and returns its build function.
-  @usableFromInline
-  func consume(by step: StaticString) -> Build {
-    guard let build else {
-      // fatalError rather than precondition: its message survives -O builds.
-      fatalError(
-        "Chain.\(step): this chain was already used by another step, end() or sync(). "
-          + "Each step returns a new chain; continue from the chain it returned."
-      )
-    }
-    self.build = nil
-    return build
   }
 
   /// Returns the chain with one more step: `step` turns the next step's
@@ -63,21 +51,19 @@ public final class Chain<Value, Source: Chainable> {
   /// to that chain. The chain's gate runs one value at a time, so such state
   /// needs no lock of its own.
   @inlinable
-  func appending<Next>(
-    _ name: StaticString,
+  consuming func appending<Next>(
     _ step: @escaping (_ downstream: @escaping (Next) -> Void) -> (Value) -> Void
   ) -> Chain<Next, Source> {
-    appending(name) { downstream, _ in step(downstream) }
+    appending { downstream, _ in step(downstream) }
   }
 
   /// Like the other `appending`, for a step that also needs the
   /// context of the chain being finished.
   @inlinable
-  func appending<Next>(
-    _ name: StaticString,
+  consuming func appending<Next>(
     _ step: @escaping (_ downstream: @escaping (Next) -> Void, _ context: _ChainContext) -> (Value) -> Void
   ) -> Chain<Next, Source> {
-    let build = consume(by: name)
+    let build = self.build
     return Chain<Next, Source> { downstream, context in
       // `if let`, not `??`: the generic `??` would wrap the closure in
       // reabstraction thunks that every value then goes through.
@@ -93,11 +79,10 @@ public final class Chain<Value, Source: Chainable> {
   /// the value on: it gets `nil` when it is the last step, and can then
   /// return its work alone, saving a closure and a call per value.
   @inlinable
-  func appendingLast<Next>(
-    _ name: StaticString,
+  consuming func appendingLast<Next>(
     _ step: @escaping (_ downstream: ((Next) -> Void)?) -> (Value) -> Void
   ) -> Chain<Next, Source> {
-    let build = consume(by: name)
+    let build = self.build
     return Chain<Next, Source> { downstream, context in
       build(step(downstream), context)
     }
@@ -107,7 +92,7 @@ public final class Chain<Value, Source: Chainable> {
 extension Chain where Value == Source.ChainValue {
   /// A chain that starts at `source`.
   @inlinable
-  convenience init(source: Source, retained: Bool) {
+  init(source: Source, retained: Bool) {
     self.init { downstream, context in
       if retained { context.retain(source) }
       guard let downstream else {

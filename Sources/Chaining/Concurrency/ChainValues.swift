@@ -38,7 +38,7 @@ public struct ChainValues<Element: Swift.Sendable>: AsyncSequence {
   }
 
   /// Finishes the chain and returns an iterator over its values.
-  public func makeAsyncIterator() -> Iterator {
+  public consuming func makeAsyncIterator() -> Iterator {
     let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
     let observer = start(continuation)
     continuation.onTermination = { _ in observer.invalidate() }
@@ -88,7 +88,11 @@ extension Chain where Value: Swift.Sendable {
   /// }
   /// ```
   ///
-  /// Finishes the chain, like ``end()``: this chain cannot be used again.
+  /// Finishes the chain, like ``end()``: do not use this chain again.
+  /// Unlike the steps, this property does not consume the chain (a
+  /// consuming property is not yet usable in a `for await` loop), so the
+  /// compiler does not stop a second use; a second use would build a second,
+  /// separate binding.
   /// See ``ChainValues`` for when it subscribes and when it stops.
   ///
   /// The buffer is unbounded: a binding library must not lose a value
@@ -96,7 +100,7 @@ extension Chain where Value: Swift.Sendable {
   /// ``values(bufferingPolicy:)`` with `.bufferingNewest(1)` to keep only the
   /// latest state when the consumer may fall far behind.
   public var values: ChainValues<Value> {
-    values(bufferingPolicy: .unbounded)
+    Self.makeValues(bufferingPolicy: .unbounded, build: build)
   }
 
   /// The chain's values as an `AsyncSequence`, with a buffering policy.
@@ -104,11 +108,19 @@ extension Chain where Value: Swift.Sendable {
   /// - Parameter bufferingPolicy: What to keep when the iterating task falls
   ///   behind: `.unbounded`, `.bufferingNewest(n)` or `.bufferingOldest(n)`.
   /// - Returns: The sequence; see ``ChainValues``.
-  public func values(
+  public consuming func values(
     bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy
   ) -> ChainValues<Value> {
-    let build = consume(by: "values")
-    return ChainValues(bufferingPolicy: bufferingPolicy) { continuation in
+    Self.makeValues(bufferingPolicy: bufferingPolicy, build: build)
+  }
+
+  /// The sequence of the values of the chain that `build` wires, which
+  /// finishes the chain when iterated.
+  static func makeValues(
+    bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy,
+    build: @escaping Build
+  ) -> ChainValues<Value> {
+    ChainValues(bufferingPolicy: bufferingPolicy) { continuation in
       let context = _ChainContext()
       build({ continuation.yield($0) }, context)
       context.start(fetching: true)

@@ -9,7 +9,7 @@ import Testing
 
     var testDescription: String { rawValue }
 
-    func apply<Value: Equatable, Source>(_ chain: Chain<Value, Source>) -> Chain<Value, Source> {
+    func apply<Value: Equatable, Source>(_ chain: consuming Chain<Value, Source>) -> Chain<Value, Source> {
       switch self {
       case .guardIfEqual: chain.guardIfEqual()
       case .removeDuplicates: chain.removeDuplicates()

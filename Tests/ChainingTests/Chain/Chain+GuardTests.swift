@@ -9,7 +9,10 @@ import Testing
 
     var testDescription: String { rawValue }
 
-    func apply<Source>(_ chain: Chain<Int, Source>, _ isIncluded: @escaping (Int) -> Bool) -> Chain<Int, Source> {
+    func apply<Source>(
+      _ chain: consuming Chain<Int, Source>,
+      _ isIncluded: @escaping (Int) -> Bool
+    ) -> Chain<Int, Source> {
       switch self {
       case .guard: chain.guard(isIncluded)
       case .filter: chain.filter(isIncluded)

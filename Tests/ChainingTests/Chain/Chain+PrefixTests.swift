@@ -9,7 +9,7 @@ import Testing
 
     var testDescription: String { self == .first ? "first()" : "prefix(1)" }
 
-    func apply<Value, Source>(_ chain: Chain<Value, Source>) -> Chain<Value, Source> {
+    func apply<Value, Source>(_ chain: consuming Chain<Value, Source>) -> Chain<Value, Source> {
       switch self {
       case .first: chain.first()
       case .prefixOne: chain.prefix(1)

@@ -15,6 +15,18 @@ enum CompileCheck {
   ///   - source: The client code, compiled as `main.swift` after `import Chaining`.
   ///   - warningsAsErrors: Whether a warning, such as a deprecation, fails the check.
   static func typecheck(_ source: String, warningsAsErrors: Bool = false) throws -> Result {
+    try compile(source, stage: "-typecheck", warningsAsErrors: warningsAsErrors)
+  }
+
+  /// Like `typecheck(_:warningsAsErrors:)`, and also runs the compiler's
+  /// mandatory checks that come after type checking, such as the one that
+  /// finds a noncopyable value used after it was consumed.
+  static func checkOwnership(_ source: String) throws -> Result {
+    try compile(source, stage: "-emit-sil", warningsAsErrors: false)
+  }
+
+  /// Compiles `source` up to `stage` (a `swiftc` mode flag) against this build.
+  private static func compile(_ source: String, stage: String, warningsAsErrors: Bool) throws -> Result {
     let fileManager = FileManager.default
     let directory = fileManager.temporaryDirectory
       .appendingPathComponent("chaining-compile-check-\(UUID().uuidString)")
@@ -29,7 +41,7 @@ enum CompileCheck {
     let buildDirectory = modules.deletingLastPathComponent()
     let threadContextMap = buildDirectory.appendingPathComponent("_ChainingThreadContext.build/module.modulemap")
     var arguments = [
-      "swiftc", "-typecheck", "-swift-version", "6",
+      "swiftc", stage, "-o", "/dev/null", "-swift-version", "6",
       "-I", modules.path,
       // The module map SwiftPM wrote for the C module that `Chaining`
       // imports; a test build (`-enable-testing`) needs it even though the

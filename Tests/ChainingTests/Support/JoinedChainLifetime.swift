@@ -10,7 +10,10 @@ import Testing
 /// all three closures alive, that `sync()` and `notify(value: 2)` produce
 /// `expected`, and that invalidating releases every one of them.
 func expectJoinedChainReleasesEverythingOnInvalidate<Joined>(
-  join: (Chain<Int, ValueHolder<Int>>, Chain<Int, Notifier<Int>>) -> Chain<Joined, ValueHolder<Int>>,
+  join: (
+    consuming Chain<Int, ValueHolder<Int>>,
+    consuming Chain<Int, Notifier<Int>>
+  ) -> Chain<Joined, ValueHolder<Int>>,
   describe: @escaping (Joined) -> String,
   expected: [String],
   sourceLocation: SourceLocation = #_sourceLocation
