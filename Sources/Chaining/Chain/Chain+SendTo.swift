@@ -41,7 +41,7 @@ extension Chain {
 
   /// Hands each value to a retained receiver and passes it on.
   ///
-  /// Like ``sendTo(_:)-9z34i``, but the finished observer holds the receiver
+  /// Like ``sendTo(_:)-3eg54``, but the finished observer holds the receiver
   /// strongly until it is invalidated or released.
   ///
   /// ```swift

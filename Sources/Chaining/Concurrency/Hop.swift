@@ -34,7 +34,7 @@ final class QueueHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
 // MARK: - MainActorHop
 
 /// Moves the rest of a chain onto the main actor: what
-/// ``Chain/doOnMainActor(_:)`` and ``Chain/sendTo(_:)-1r1zv`` build.
+/// ``Chain/doOnMainActor(_:)`` and ``Chain/sendTo(_:)-lxwb`` build.
 ///
 /// A value sent on the main thread, when no earlier value is still waiting,
 /// runs at once, synchronously; any other value is queued on the main queue,

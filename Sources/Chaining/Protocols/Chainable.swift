@@ -40,7 +40,7 @@ extension Chainable {
   /// Starts a chain from this object.
   ///
   /// The chain is a builder: add steps such as ``Chain/do(_:)``,
-  /// ``Chain/map(_:)`` and ``Chain/sendTo(_:)-9z34i``, then finish it
+  /// ``Chain/map(_:)`` and ``Chain/sendTo(_:)-3eg54``, then finish it
   /// with ``Chain/end()`` or ``Chain/sync()`` to get the ``Observer`` that
   /// keeps the binding alive.
   ///

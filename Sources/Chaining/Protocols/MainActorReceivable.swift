@@ -4,7 +4,7 @@
 ///
 /// The main-actor counterpart of ``Receivable``: a `@MainActor` class, such
 /// as a view or a view model, adopts it with no warning in Swift 6, and
-/// ``Chain/sendTo(_:)-1r1zv`` calls its ``receive(value:)``
+/// ``Chain/sendTo(_:)-lxwb`` calls its ``receive(value:)``
 /// on the main actor, whichever thread the value comes from.
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 // MARK: - Receivable
 
-/// An object that can be the end of a chain: ``Chain/sendTo(_:)-9z34i`` calls
+/// An object that can be the end of a chain: ``Chain/sendTo(_:)-3eg54`` calls
 /// its ``receive(value:)``.
 ///
 /// ```swift
