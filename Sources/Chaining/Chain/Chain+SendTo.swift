@@ -70,7 +70,7 @@ extension Receivable {
   /// Pass it to ``Chain/sendTo(_:)-(Retainer<Receiver>)``.
   ///
   /// - Returns: A ``Retainer`` holding this object strongly.
-  public consuming func retain() -> Retainer<Self> {
+  public func retain() -> Retainer<Self> {
     Retainer(self)
   }
 }
@@ -82,7 +82,7 @@ extension Receivable where Self: Chainable {
   /// ``Chainable/retain()``.
   ///
   /// - Returns: A ``Retainer`` holding this object strongly.
-  public consuming func retain() -> Retainer<Self> {
+  public func retain() -> Retainer<Self> {
     Retainer(self)
   }
 }

@@ -38,7 +38,7 @@ public struct ChainValues<Element: Swift.Sendable>: AsyncSequence {
   }
 
   /// Finishes the chain and returns an iterator over its values.
-  public consuming func makeAsyncIterator() -> Iterator {
+  public func makeAsyncIterator() -> Iterator {
     let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
     let observer = start(continuation)
     continuation.onTermination = { _ in observer.invalidate() }
