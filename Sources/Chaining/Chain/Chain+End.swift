@@ -18,18 +18,18 @@ extension Chain {
   ///   the binding.
   @inlinable
   public consuming func end() -> Observer {
-    let (observer, context) = finish()
-    context.start(fetching: false)
+    let observer = finish()
+    observer.start(fetching: false)
     return observer
   }
 
-  /// Finishes the chain and returns its observer along with the context
-  /// that built it.
+  /// Builds the chain into a new observer, which is also the context the
+  /// build collects into, and returns it before its gate opens.
   @inlinable
-  consuming func finish() -> (observer: Observer, context: _ChainContext) {
-    let context = _ChainContext()
-    build(nil, context)
-    return (context.observer, context)
+  consuming func finish() -> Observer {
+    let observer = Observer()
+    build(nil, observer)
+    return observer
   }
 }
 
@@ -60,8 +60,8 @@ extension Chain where Source: Fetchable {
   /// after it, and `sync()` may return first.
   @inlinable
   public consuming func sync() -> Observer {
-    let (observer, context) = finish()
-    context.start(fetching: true)
+    let observer = finish()
+    observer.start(fetching: true)
     return observer
   }
 }

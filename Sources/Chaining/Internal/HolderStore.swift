@@ -44,8 +44,10 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     _ handler: @escaping (Event) -> Void,
     fetched: (inout State) -> Event?
   ) {
-    let (subscription, value) = withLock { state, coreState in
-      (core.subscribe(gate: context.gate, handler: handler, in: &coreState), fetched(&state))
+    let subscription = core.makeSubscription(gate: context.gate, handler: handler)
+    let value = withLock { state, coreState in
+      core.insert(subscription, in: &coreState)
+      return fetched(&state)
     }
     context.add(subscription)
     if let value {

@@ -363,19 +363,28 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   func subscribe(
     gate: DeliveryGate,
     dropsEchoes: Bool = true,
-    handler: @escaping (Value) -> Void
+    handler: consuming @escaping (Value) -> Void
   ) -> SubscriptionBase {
-    state.withLock { subscribe(gate: gate, dropsEchoes: dropsEchoes, handler: handler, in: &$0) }
+    // Made before taking the lock: the allocation needs no lock, and the
+    // handler moves into the entry rather than being copied into a closure.
+    let subscription = makeSubscription(gate: gate, dropsEchoes: dropsEchoes, handler: handler)
+    state.withLock { insert(subscription, in: &$0) }
+    return subscription
   }
 
-  /// Adds an observer at the end of the list, under the lock the caller holds.
-  func subscribe(
+  /// An entry for `handler`, not yet in the list: hand it to
+  /// `insert(_:in:)`.
+  func makeSubscription(
     gate: DeliveryGate,
     dropsEchoes: Bool = true,
-    handler: consuming @escaping (Value) -> Void,
-    in state: inout State
+    handler: consuming @escaping (Value) -> Void
   ) -> SubscriptionBase {
-    let subscription = subscriptionClass.init(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
+    subscriptionClass.init(core: self, gate: gate, dropsEchoes: dropsEchoes, handler: handler)
+  }
+
+  /// Adds an entry made by `makeSubscription` at the end of the list,
+  /// under the lock the caller holds.
+  func insert(_ subscription: SubscriptionBase, in state: inout State) {
     subscription.serial = state.nextSerial
     state.nextSerial += 1
     state.live += 1
@@ -383,7 +392,6 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
       subscription.index = Int32(list.count)
       list.append(subscription)
     }
-    return subscription
   }
 
   /// Removes an observer in O(1) amortized time, under the lock the
