@@ -5,6 +5,10 @@ import OpenCombine
 /// One observer behind a chain of `depth` `map` steps: the cost per value
 /// of the steps between a sender and the handler. Then a holder with
 /// `map`, `filter` and `do`, the typical binding of a model property.
+///
+/// Each chain is written out, as users write chains and as the OpenCombine
+/// pipelines are, and so is each floor: a hand-written pipeline of one
+/// closure per step.
 func chainDepthBenchmarks() {
   let sends = Suite.sends
 
@@ -12,9 +16,7 @@ func chainDepthBenchmarks() {
     Benchmark("chain depth \(depth): chaining") { benchmark in
       let notifier = Notifier<Int>()
       let counter = Counter()
-      var chain = notifier.chain()
-      for _ in 0..<depth { chain = chain.map { $0 &+ 1 } }
-      let observer = chain.do { counter.total &+= $0 }.end()
+      let observer = chainingMaps(notifier, depth: depth, counter: counter)
       benchmark.measure(operations: sends) {
         for value in 0..<sends { notifier.notify(value: value) }
       }
@@ -24,13 +26,7 @@ func chainDepthBenchmarks() {
 
     Benchmark("chain depth \(depth): floor") { benchmark in
       let counter = Counter()
-      // Each step wraps the next one's handler, as a hand-written pipeline would.
-      var handler: (Int) -> Void = { counter.total &+= $0 }
-      for _ in 0..<depth {
-        let next = handler
-        handler = { next($0 &+ 1) }
-      }
-      let handlers: [(Int) -> Void] = identity([handler])
+      let handlers: [(Int) -> Void] = identity([floorMaps(depth: depth, counter: counter)])
       benchmark.measure(operations: sends) {
         for value in 0..<sends {
           for handler in handlers { handler(value) }
@@ -98,6 +94,41 @@ func chainDepthBenchmarks() {
     }
     benchmark.expectDelivery(counter)
     cancellable.cancel()
+  }
+}
+
+/// `depth` `map` steps on `notifier`, then a `do`, written out.
+private func chainingMaps(_ notifier: Notifier<Int>, depth: Int, counter: Counter) -> Observer {
+  let chain = notifier.chain()
+  switch depth {
+  case 1:
+    return chain.map { $0 &+ 1 }.do { counter.total &+= $0 }.end()
+  case 5:
+    return chain.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }
+      .do { counter.total &+= $0 }.end()
+  case 10:
+    return chain.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }
+      .map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }.map { $0 &+ 1 }
+      .do { counter.total &+= $0 }.end()
+  default:
+    fatalError("chainingMaps: no chain written for depth \(depth)")
+  }
+}
+
+/// A hand-written pipeline of `depth` steps, each adding 1 and calling the
+/// next one, then the handler, written out.
+private func floorMaps(depth: Int, counter: Counter) -> (Int) -> Void {
+  let handler: (Int) -> Void = { counter.total &+= $0 }
+  let step: (@escaping (Int) -> Void) -> (Int) -> Void = { next in { next($0 &+ 1) } }
+  switch depth {
+  case 1:
+    return step(handler)
+  case 5:
+    return step(step(step(step(step(handler)))))
+  case 10:
+    return step(step(step(step(step(step(step(step(step(step(handler))))))))))
+  default:
+    fatalError("floorMaps: no pipeline written for depth \(depth)")
   }
 }
 
