@@ -121,10 +121,11 @@ extension Chain where Value: Swift.Sendable {
     build: @escaping Build
   ) -> ChainValues<Value> {
     ChainValues(bufferingPolicy: bufferingPolicy) { continuation in
-      let context = _ChainContext()
-      build({ continuation.yield($0) }, context)
-      context.start(fetching: true)
-      return context.observer
+      // The observer is the context the build collects into, as in `finish()`.
+      let observer = Observer()
+      build({ continuation.yield($0) }, observer)
+      observer.start(fetching: true)
+      return observer
     }
   }
 }
