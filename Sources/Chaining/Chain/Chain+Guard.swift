@@ -18,11 +18,7 @@ extension Chain {
   /// is held strongly by the finished observer.
   @inlinable
   public consuming func `guard`(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
-    appending { downstream in
-      { value in
-        if isIncluded(value) { downstream(value) }
-      }
-    }
+    appendingFilter(isIncluded)
   }
 
   /// Passes a value on only when a closure returns `true` for it; another

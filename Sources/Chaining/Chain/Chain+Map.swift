@@ -17,8 +17,6 @@ extension Chain {
   /// ``sync()`` sends, and is held strongly by the finished observer.
   @inlinable
   public consuming func map<Next>(_ transform: @escaping (Value) -> Next) -> Chain<Next, Source> {
-    appending { downstream in
-      { value in downstream(transform(value)) }
-    }
+    appendingMap(transform)
   }
 }

@@ -34,11 +34,7 @@ extension Chain {
   /// - Returns: A chain of the non-`nil` results.
   @inlinable
   public consuming func compactMap<Next>(_ transform: @escaping (Value) -> Next?) -> Chain<Next, Source> {
-    appending { downstream in
-      { value in
-        if let next = transform(value) { downstream(next) }
-      }
-    }
+    appendingCompactMap(transform)
   }
 
   /// Passes on the wrapped value of each optional and drops `nil`.

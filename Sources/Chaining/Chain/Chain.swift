@@ -36,12 +36,84 @@ public struct Chain<Value, Source: Chainable>: ~Copyable {
   /// the last step can then skip calling it.
   @usableFromInline typealias Build = (_ downstream: ((Value) -> Void)?, _ context: _ChainContext) -> Void
 
-  /// The build function of the steps so far.
-  @usableFromInline let build: Build
+  /// Like `Build`, for the values the source sends.
+  @usableFromInline typealias Head = (
+    _ downstream: ((Source.ChainValue) -> Void)?, _ context: _ChainContext
+  ) -> Void
+
+  /// The steps so far, kept apart while they are only `map`, `filter` and
+  /// `compactMap` steps.
+  ///
+  /// Those steps, from the source on, are composed into one function of
+  /// the source's value, apart from the steps that follow. The compiler can
+  /// then fold the ones whose closures capture nothing into one function,
+  /// even when a later closure captures. Nested in front of the next step,
+  /// as other steps are, each would cost two closure calls per value.
+  @usableFromInline enum Steps {
+    /// No steps yet, so `Value` is `Source.ChainValue`: the source's build
+    /// function, once for each type.
+    case source(Build, Head)
+    /// Only `filter` steps since the source, so `Value` is
+    /// `Source.ChainValue`: the source's build function, once for each
+    /// type, and the filters composed.
+    case guarded(Build, Head, (Value) -> Bool)
+    /// Only `map` steps since the source: the source's build function and
+    /// the maps composed.
+    case mapped(Head, (Source.ChainValue) -> Value)
+    /// Only `map`, `filter` and `compactMap` steps since the source, at
+    /// least one of which drops values and one of which maps: the source's
+    /// build function and the steps composed, returning `nil` for a dropped
+    /// value.
+    case filtered(Head, (Source.ChainValue) -> Value?)
+    /// Any other steps: their build function.
+    case built(Build)
+  }
+
+  @usableFromInline let steps: Steps
+
+  @inlinable
+  init(steps: Steps) {
+    self.steps = steps
+  }
 
   @inlinable
   init(build: @escaping Build) {
-    self.build = build
+    self.steps = .built(build)
+  }
+
+  /// The build function of the steps so far.
+  @inlinable
+  var build: Build {
+    // With nothing downstream, the composed steps still run, as other
+    // steps do.
+    switch steps {
+    case .source(let build, _), .built(let build):
+      return build
+    case .guarded(let build, _, let isIncluded):
+      return { downstream, context in
+        if let downstream {
+          build({ if isIncluded($0) { downstream($0) } }, context)
+        } else {
+          build({ _ = isIncluded($0) }, context)
+        }
+      }
+    case .mapped(let head, let transform):
+      return { downstream, context in
+        if let downstream {
+          head({ downstream(transform($0)) }, context)
+        } else {
+          head({ _ = transform($0) }, context)
+        }
+      }
+    case .filtered(let head, let transform):
+      return { downstream, context in
+        if let downstream {
+          head({ if let value = transform($0) { downstream(value) } }, context)
+        } else {
+          head({ _ = transform($0) }, context)
+        }
+      }
+    }
   }
 
   /// Returns the chain with one more step: `step` turns the next step's
@@ -93,7 +165,7 @@ extension Chain where Value == Source.ChainValue {
   /// A chain that starts at `source`.
   @inlinable
   init(source: Source, retained: Bool) {
-    self.init { downstream, context in
+    let build: Build = { downstream, context in
       if retained { context.retain(source) }
       guard let downstream else {
         // Nothing follows: subscribe all the same, so that the chain keeps
@@ -105,8 +177,109 @@ extension Chain where Value == Source.ChainValue {
       source._subscribe(context, downstream)
       source._addFetch(context, downstream)
     }
+    self.init(steps: .source(build, build))
   }
 }
 
 @available(*, unavailable)
 extension Chain: Swift.Sendable {}
+
+// MARK: - Composed steps
+
+// In `source` and `guarded`, `Value` is `Source.ChainValue`, so a function of
+// `Value` is cast to one of `Source.ChainValue` with `unsafeBitCast`, which
+// changes nothing. Only functions whose result is a type parameter (or an
+// optional of one) are cast: their form is already the most general one,
+// as a generic function such as `unsafeBitCast` passes it. Casting one that
+// returns `Bool` or `Void`, or using `as!`, would reabstract it and add
+// thunks that every value then goes through.
+
+extension Chain {
+  /// Returns the chain with a step that passes on `transform(value)`,
+  /// composed with the steps before it where those can be (see `Steps`).
+  @inlinable
+  consuming func appendingMap<Next>(_ transform: @escaping (Value) -> Next) -> Chain<Next, Source> {
+    switch steps {
+    case .source(_, let head):
+      let composed = unsafeBitCast(transform, to: ((Source.ChainValue) -> Next).self)
+      return Chain<Next, Source>(steps: .mapped(head, composed))
+    case .guarded(_, let head, let isIncluded):
+      let composed: (Value) -> Next? = { isIncluded($0) ? transform($0) : nil }
+      let cast = unsafeBitCast(composed, to: ((Source.ChainValue) -> Next?).self)
+      return Chain<Next, Source>(steps: .filtered(head, cast))
+    case .mapped(let head, let prior):
+      return Chain<Next, Source>(steps: .mapped(head, { transform(prior($0)) }))
+    case .filtered(let head, let prior):
+      return Chain<Next, Source>(
+        steps: .filtered(head, { if let value = prior($0) { transform(value) } else { nil } })
+      )
+    case .built:
+      return appending { downstream in
+        { value in downstream(transform(value)) }
+      }
+    }
+  }
+
+  /// Returns the chain with a step that passes on the values for which
+  /// `isIncluded` returns `true`, composed with the steps before it where
+  /// those can be (see `Steps`).
+  @inlinable
+  consuming func appendingFilter(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
+    switch steps {
+    case .source(let build, let head):
+      return Chain(steps: .guarded(build, head, isIncluded))
+    case .guarded(let build, let head, let prior):
+      return Chain(steps: .guarded(build, head, { prior($0) && isIncluded($0) }))
+    case .mapped(let head, let prior):
+      return Chain(
+        steps: .filtered(
+          head,
+          { source in
+            let value = prior(source)
+            return isIncluded(value) ? value : nil
+          }
+        )
+      )
+    case .filtered(let head, let prior):
+      return Chain(
+        steps: .filtered(head, { if let value = prior($0), isIncluded(value) { value } else { nil } })
+      )
+    case .built:
+      return appending { downstream in
+        { value in
+          if isIncluded(value) { downstream(value) }
+        }
+      }
+    }
+  }
+
+  /// Returns the chain with a step that passes on `transform(value)` unless
+  /// it is `nil`, composed with the steps before it where those can be (see
+  /// `Steps`).
+  @inlinable
+  consuming func appendingCompactMap<Next>(
+    _ transform: @escaping (Value) -> Next?
+  ) -> Chain<Next, Source> {
+    switch steps {
+    case .source(_, let head):
+      let composed = unsafeBitCast(transform, to: ((Source.ChainValue) -> Next?).self)
+      return Chain<Next, Source>(steps: .filtered(head, composed))
+    case .guarded(_, let head, let isIncluded):
+      let composed: (Value) -> Next? = { isIncluded($0) ? transform($0) : nil }
+      let cast = unsafeBitCast(composed, to: ((Source.ChainValue) -> Next?).self)
+      return Chain<Next, Source>(steps: .filtered(head, cast))
+    case .mapped(let head, let prior):
+      return Chain<Next, Source>(steps: .filtered(head, { transform(prior($0)) }))
+    case .filtered(let head, let prior):
+      return Chain<Next, Source>(
+        steps: .filtered(head, { if let value = prior($0) { transform(value) } else { nil } })
+      )
+    case .built:
+      return appending { downstream in
+        { value in
+          if let next = transform(value) { downstream(next) }
+        }
+      }
+    }
+  }
+}
