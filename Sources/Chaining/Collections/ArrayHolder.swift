@@ -118,7 +118,7 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   /// Appends `element` and sends ``Event/inserted(at:element:)``.
   @inlinable
   public func append(_ element: Element) {
-    engine.insert(element, at: nil, in: "append(_:)")
+    engine.insert(element, at: nil, in: "append(_:)") { .inserted(at: $0, element: element) }
   }
 
   /// Appends `elements`, sending one ``Event/inserted(at:element:)`` per
@@ -134,7 +134,7 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   ///   - index: From 0 to ``count``; anything else stops the program.
   @inlinable
   public func insert(_ element: Element, at index: Int) {
-    engine.insert(element, at: index, in: "insert(_:at:)")
+    engine.insert(element, at: index, in: "insert(_:at:)") { .inserted(at: $0, element: element) }
   }
 
   /// Removes and returns the element at `index`, and sends ``Event/removed(at:element:)``.

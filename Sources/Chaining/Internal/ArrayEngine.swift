@@ -44,19 +44,33 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
     }
   }
 
-  /// Inserts `newEntries` at `index` (at the end when `nil`): one event each.
-  /// Inserts one entry, at `index` or at the end: the common case of
-  /// `insert(_:at:in:)`, specialized in the caller and with no arrays to build.
+  /// Inserts one entry, at `index` or at the end when `nil`: the common case
+  /// of `insert(_:at:in:)`, specialized in the caller and with no arrays to
+  /// build.
   @inlinable
   func insert(_ entry: Entry, at index: Int?, in method: String) {
-    store.write { entries in
-      let start = index ?? entries.count
-      if index != nil { check(start, count: entries.count, allowingEnd: true, method) }
-      entries.insert(entry, at: start)
-      return (makeEvent(.inserted(start, entry)), nil)
+    insert(entry, at: index, in: method) { makeEvent(.inserted($0, entry)) }
+  }
+
+  /// Like `insert(_:at:in:)`, with the event made by `event` from the index
+  /// the entry went to, under the lock: a holder whose `Event` is known at
+  /// the call site makes it there, without a call through `makeEvent`.
+  @inlinable @inline(__always)
+  func insert(_ entry: Entry, at index: Int?, in method: String, event: (Int) -> Event) {
+    store.writeEvent { entries in
+      guard let index else {
+        // `append`, not `insert(_:at:)` at the end, which goes through
+        // `replaceSubrange` and a move of the elements after the index.
+        entries.append(entry)
+        return event(entries.count - 1)
+      }
+      check(index, count: entries.count, allowingEnd: true, method)
+      entries.insert(entry, at: index)
+      return event(index)
     }
   }
 
+  /// Inserts `newEntries` at `index` (at the end when `nil`): one event each.
   func insert(_ newEntries: [Entry], at index: Int?, in method: String) {
     store.writeEvents { entries -> ([Event], Void, Any?) in
       let start = index ?? entries.count

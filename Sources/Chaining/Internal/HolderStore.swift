@@ -111,4 +111,17 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     _ = consume garbage
     if let event { core.run(claim, event) }
   }
+
+  /// Changes the state and broadcasts exactly the event `update` returns.
+  ///
+  /// The common case of `write(_:)` for a change that always sends one
+  /// event and releases nothing: no optionals to check after unlocking.
+  @inlinable @inline(__always)
+  func writeEvent(_ update: (inout State) -> Event) {
+    let (claim, event) = withLock { state, coreState -> (_SenderCore<Event>.Claim, Event) in
+      let event = update(&state)
+      return (core.claim(event, in: &coreState), event)
+    }
+    core.run(claim, event)
+  }
 }
