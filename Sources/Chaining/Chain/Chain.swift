@@ -60,10 +60,10 @@ public struct Chain<Value, Source: Chainable>: ~Copyable {
     /// Only `map` steps since the source: the source's build function and
     /// the maps composed.
     case mapped(Head, (Source.ChainValue) -> Value)
-    /// Only `map`, `filter` and `compactMap` steps since the source, at
-    /// least one of which drops values and one of which maps: the source's
-    /// build function and the steps composed, returning `nil` for a dropped
-    /// value.
+    /// Only `map`, `filter` and `compactMap` steps since the source, some of
+    /// which may drop values and some change them (a `compactMap`, or both
+    /// `map` and `filter`): the source's build function and the steps
+    /// composed, returning `nil` for a dropped value.
     case filtered(Head, (Source.ChainValue) -> Value?)
     /// Any other steps: their build function.
     case built(Build)
