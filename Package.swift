@@ -10,7 +10,8 @@ let package = Package(
   ],
   targets: [
     .target(name: "Chaining", dependencies: ["_ChainingThreadContext"]),
-    // Not API: a C11 thread-local slot, the one thing Swift cannot declare.
+    // Not API: a C11 thread-local slot and the two sides of an asymmetric
+    // fence (membarrier on Linux), which Swift cannot declare or call.
     .target(name: "_ChainingThreadContext"),
     // The demo app: its model and console view live in a library so that a
     // test can check the output; the executable only prints it.

@@ -71,6 +71,12 @@ struct DeliveryContext {
     return DeliveryContext(state: state)
   }
 
+  /// This thread's mark in a gate it claims: the address of its state,
+  /// which is at least 8-byte aligned (its low bits are left for flags),
+  /// and unique among the threads alive.
+  @inlinable
+  var runner: Int { Int(bitPattern: state) }
+
   /// How many chains this thread is running.
   @inlinable
   var depth: Int {

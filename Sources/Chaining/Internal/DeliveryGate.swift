@@ -1,4 +1,5 @@
 import Synchronization
+import _ChainingThreadContext
 
 // MARK: - DeliveryGate
 
@@ -19,38 +20,57 @@ import Synchronization
 /// `close()` makes sure no run starts afterwards and, unless that could
 /// deadlock, waits for a run in progress on another thread to finish.
 ///
-/// The common path takes no lock: a value claims the gate with one atomic
-/// compare-and-swap and releases it with another. A thread that finds the
-/// gate running, a closer that must wait, and a runner that finds values
-/// queued meet under the lock of the gate's ``ParkingLot`` stripe.
+/// ### The fast path
+/// Two words: `word` says who runs the chain, `requests` what other threads
+/// ask of that runner (run what they queued, wake a waiting `close()`, stop).
+/// A value claims an idle gate with one compare-and-swap of `word`, checks
+/// that nothing is requested, runs the chain, and releases the gate with a
+/// plain store: one atomic read-modify-write per value instead of two.
 ///
-/// A chain whose only source is one sender core needs neither: that core
-/// already delivers one value at a time. Such a gate is marked `alone` when
-/// the chain starts, and the core, when its list has this chain alone, runs
-/// it without claiming the gate (`deliverAlone`). The core then tells
+/// A store cannot see a request made meanwhile, so the runner reads
+/// `requests` after it: a thread that queues a value or waits sets its flag
+/// first and reads `word` after, and one of the two sees the other's write.
+/// Each side needs a full fence between its write and its read. The
+/// runner's is the light side of an asymmetric fence (a compiler barrier
+/// where the kernel has a process-wide barrier), and the thread that
+/// queues or waits pays for the heavy side (that barrier): see
+/// `ChainingFences.h`. The heavy side is skipped when the runner is the
+/// calling thread itself, further up its stack, and paid once per run of
+/// queued values, not once per value. A thread that queues a value and then
+/// finds the gate idle runs the queue itself.
+///
+/// A chain whose only source is one sender core needs no claim at all: that
+/// core already delivers one value at a time. Such a gate is marked `alone`
+/// when the chain starts, and the core, when its list has this chain alone,
+/// runs it without claiming the gate (`deliverAlone`). The core then tells
 /// `invalidate()` whether to wait (`_SenderCore.unsubscribe(_:awaitingAlone:)`).
+
 @usableFromInline
 final class DeliveryGate: @unchecked Swift.Sendable {
   // @unchecked: `pending` is guarded by the gate's ParkingLot stripe; the
-  // thread that set `running` in `word` is the only one running the chain.
+  // thread named in `word` is the only one running the chain.
 
-  /// Set while a thread runs the chain.
-  @usableFromInline static let running = 1
-  /// Set while `pending` has runs: the runner must not simply stop.
-  @usableFromInline static let queued = 2
-  /// Set while a `close()` waits for the run to end.
-  @usableFromInline static let waiting = 4
-  /// Set once by `close()`; no run starts afterwards.
-  @usableFromInline static let closed = 8
-  /// Set when the chain starts, when its only source is one sender core:
-  /// that core's deliveries may then run it without claiming (see the
-  /// type's discussion). Never cleared.
-  @usableFromInline static let alone = 16
+  /// In `word`: set when the chain starts, when its only source is one
+  /// sender core: that core's deliveries may then run it without claiming
+  /// (see the type's discussion). Never cleared.
+  @usableFromInline static let alone = 1
 
-  /// The flags above. Changes other than the two fast ones (claiming an
-  /// idle gate, `0 → running`, and releasing a gate nobody waits for,
-  /// `running → 0`, each keeping `alone`) are made under the stripe's lock.
+  /// In `requests`: values are queued in `pending`. Set and cleared under
+  /// the stripe's lock; set means `pending` has values, or had them and the
+  /// thread that runs them has not yet looked.
+  @usableFromInline static let queued = 1
+  /// In `requests`: a `close()` waits for the run to end. Never cleared.
+  @usableFromInline static let waiting = 2
+  /// In `requests`: set once by `close()`; no run starts afterwards.
+  @usableFromInline static let closed = 4
+
+  /// The running thread's `DeliveryContext.runner` (0 when idle), plus
+  /// `alone`. Changed only by a claim, from idle, and by the runner's
+  /// release back to idle.
   @usableFromInline let word: Atomic<Int>
+
+  /// `queued`, `waiting` and `closed`: set by other threads than the runner.
+  @usableFromInline let requests = Atomic<Int>(0)
 
   /// Runs queued while the chain was running. Guarded by the stripe's lock.
   @usableFromInline @exclusivity(unchecked) var pending: [Queued] = []
@@ -70,14 +90,17 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// Creates a gate.
   ///
   /// - Parameter held: Whether the creating thread holds it until
-  ///   `start(with:)`: true for a chain's main gate, so that nothing runs
-  ///   before `sync()`'s fetched values; false for a hop's.
+  ///   `start(with:alone:)`: true for a chain's main gate, so that nothing
+  ///   runs before `sync()`'s fetched values; false for a hop's.
   init(held: Bool) {
-    word = Atomic(held ? Self.running : 0)
+    word = Atomic(held ? DeliveryContext.current.runner : 0)
   }
 
   /// Whether `close()` has been called.
-  var isClosed: Bool { word.load(ordering: .acquiring) & Self.closed != 0 }
+  var isClosed: Bool { requests.load(ordering: .acquiring) & Self.closed != 0 }
+
+  /// Whether deliveries may run the chain without claiming the gate.
+  var isAlone: Bool { word.load(ordering: .relaxed) & Self.alone != 0 }
 
   /// Runs `body(value)` under the gate's rules (see the type's discussion).
   ///
@@ -93,21 +116,23 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   ) {
     if dropsEchoes, context.isCaused(by: self) { return }
     let idle = word.load(ordering: .relaxed) & Self.alone
-    let (claimed, original) = word.compareExchange(
-      expected: idle,
-      desired: idle | Self.running,
-      ordering: .acquiring
-    )
-    if claimed {
-      run(value, body, releasing: idle | Self.running, to: idle, in: context)
-    } else if original & Self.closed == 0, queue(value, body, in: context) {
-      let idle = original & Self.alone
-      run(value, body, releasing: idle | Self.running, to: idle, in: context)
+    // Sequentially consistent, claim and load: `close()` sets `closed` and
+    // then loads `word`, so one of the two sees the other's change.
+    if word.compareExchange(expected: idle, desired: idle | context.runner, ordering: .sequentiallyConsistent)
+      .exchanged
+    {
+      if requests.load(ordering: .sequentiallyConsistent) == 0 {
+        run(value, body, leaving: idle, in: context)
+      } else {
+        runRequested(value, body, leaving: idle, in: context)
+      }
+    } else {
+      queue(value, body, in: context)
     }
   }
 
-  /// Runs `body(value)` without claiming the gate, when it is `alone` and
-  /// open; otherwise like `deliver`.
+  /// Runs `body(value)` without claiming the gate, when it is `alone`, idle
+  /// and nothing is requested; otherwise like `deliver`.
   ///
   /// Only for a sender core delivering from a list that has this chain
   /// alone, while it holds its delivery: nothing else can run the chain
@@ -121,8 +146,8 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     in context: DeliveryContext
   ) {
     // Sequentially consistent: this load comes after the core's claim, as
-    // `close()`'s load of the core comes after its change of this word.
-    guard word.load(ordering: .sequentiallyConsistent) == Self.alone else {
+    // `close()`'s load of the core comes after its change of `requests`.
+    guard requests.load(ordering: .sequentiallyConsistent) == 0, word.load(ordering: .relaxed) == Self.alone else {
       deliver(value, to: body, dropsEchoes: dropsEchoes, in: context)
       return
     }
@@ -133,87 +158,120 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     context.leave()
   }
 
-  /// Whether deliveries may run the chain without claiming the gate.
-  var isAlone: Bool { word.load(ordering: .relaxed) & Self.alone != 0 }
-
   /// Runs `body(value)` on the thread that claimed the gate, then releases
-  /// it from `claimed` to `idle` (0, or `alone`).
+  /// it to `idle` (0, or `alone`).
   @inlinable @inline(__always)
-  func run<Value>(
-    _ value: Value,
-    _ body: (Value) -> Void,
-    releasing claimed: Int,
-    to idle: Int,
-    in context: DeliveryContext
-  ) {
+  func run<Value>(_ value: Value, _ body: (Value) -> Void, leaving idle: Int, in context: DeliveryContext) {
     context.enter(self)
     body(value)
     context.popCause()
-    release(claimed, to: idle, in: context)
+    release(to: idle, in: context)
     context.leave()
   }
 
-  /// Releases the claimed gate, from `claimed` to `idle`: at once when
-  /// nothing is queued and nobody waits, otherwise after running what was
-  /// queued.
+  /// Releases the claimed gate to `idle`, then serves what was requested
+  /// meanwhile.
   @inlinable @inline(__always)
-  func release(_ claimed: Int, to idle: Int, in context: DeliveryContext) {
-    if !word.compareExchange(expected: claimed, desired: idle, ordering: .releasing).exchanged {
-      runPending(leaving: idle, in: context)
+  func release(to idle: Int, in context: DeliveryContext) {
+    word.store(idle, ordering: .releasing)
+    // The light side: a thread that sets a request fences, then loads `word`.
+    _chaining_light_fence()
+    if requests.load(ordering: .relaxed) != 0 {
+      serveRequests(in: context)
     }
   }
 
-  /// The slow path of `deliver`: claims the gate if it turns out idle
-  /// (returns true), otherwise queues the run or, when closed, drops it.
+  /// The slow path of `deliver` for a thread that claimed the gate and found
+  /// a request: drops the value when closed, otherwise runs the values
+  /// queued before it first.
   @usableFromInline
-  func queue<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) -> Bool {
-    ParkingLot.shared.withLock(self) {
-      let original = word.update { current in
-        if current & Self.closed != 0 { return nil }
-        return current | (current & Self.running == 0 ? Self.running : Self.queued)
-      }
-      if original & Self.closed != 0 { return false }
-      let claims = original & Self.running == 0
-      if !claims {
-        pending.append(Queued(causes: context.capture()) { body(value) })
-      }
-      return claims
+  func runRequested<Value>(_ value: Value, _ body: (Value) -> Void, leaving idle: Int, in context: DeliveryContext) {
+    if !isClosed {
+      runPending(in: context)
+    }
+    if isClosed {
+      release(to: idle, in: context)
+    } else {
+      run(value, body, leaving: idle, in: context)
     }
   }
 
-  /// Opens the gate once the chain is finished: runs `first` (the fetches of
-  /// `sync()`, in order), then what arrived while the chain was being
-  /// finished, then lets values in, marking the gate `alone` when `alone`.
-  ///
-  /// Called once, by the thread that finished the chain, which holds the gate.
-  func start(with first: [() -> Void], alone: Bool) {
-    let idle = alone ? Self.alone : 0
-    // Nothing to fetch and nothing arrived: just let values in.
-    if first.isEmpty, word.compareExchange(expected: Self.running, desired: idle, ordering: .releasing).exchanged {
-      return
-    }
-    run(
-      (),
-      { _ in for fetch in first where !isClosed { fetch() } },
-      releasing: Self.running,
-      to: idle,
-      in: .current
-    )
-  }
-
-  /// Runs what was queued meanwhile, until the queue is empty, then releases
-  /// the gate to `idle` (keeping `closed`) and wakes a waiting `close()`.
+  /// After a release: wakes a waiting `close()`, and runs what was queued
+  /// unless another thread has claimed the gate meanwhile (that thread
+  /// then sees `queued`).
   @usableFromInline
-  func runPending(leaving idle: Int, in context: DeliveryContext) {
+  func serveRequests(in context: DeliveryContext) {
+    let current = requests.load(ordering: .acquiring)
+    if current & Self.waiting != 0 {
+      // Under the stripe's lock, which the waiter holds from its check
+      // until it sleeps: a wake sent in between would be lost.
+      ParkingLot.shared.withLock(self) { ParkingLot.shared.wakeAll(self) }
+    }
+    if current & Self.queued != 0 {
+      drain(in: context)
+    }
+  }
+
+  /// The slow path of `deliver` when the gate is claimed: queues the run,
+  /// or drops it when closed, then makes sure a thread runs the queue.
+  @usableFromInline
+  func queue<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) {
+    let flagged = ParkingLot.shared.withLock(self) { () -> Bool in
+      let current = requests.load(ordering: .relaxed)
+      if current & Self.closed != 0 { return false }
+      pending.append(Queued(causes: context.capture()) { body(value) })
+      // Already set: the thread that set it makes sure the queue runs, and
+      // takes this value with the others, under this lock.
+      if current & Self.queued != 0 { return false }
+      requests.bitwiseOr(Self.queued, ordering: .sequentiallyConsistent)
+      return true
+    }
+    guard flagged else { return }
+    // The runner is this thread, further up its stack: it sees `queued`
+    // when it releases.
+    if word.load(ordering: .relaxed) & ~Self.alone == context.runner { return }
+    // The heavy side: after it, either the runner sees `queued` when it
+    // releases, or this load of `word` sees it released.
+    _chaining_heavy_fence()
+    drain(in: context)
+  }
+
+  /// Runs the queue, as long as the gate can be claimed; when it cannot,
+  /// the thread that claimed it sees `queued` and takes over.
+  @usableFromInline
+  func drain(in context: DeliveryContext) {
+    while true {
+      let idle = word.load(ordering: .relaxed) & Self.alone
+      let claimed = word.compareExchange(
+        expected: idle,
+        desired: idle | context.runner,
+        ordering: .sequentiallyConsistent
+      )
+      guard claimed.exchanged else { return }
+      runPending(in: context)
+      word.store(idle, ordering: .releasing)
+      _chaining_light_fence()
+      let current = requests.load(ordering: .acquiring)
+      if current & Self.waiting != 0 {
+        ParkingLot.shared.withLock(self) { ParkingLot.shared.wakeAll(self) }
+      }
+      if current & Self.queued == 0 { return }
+    }
+  }
+
+  /// Runs what was queued, batch after batch, until the queue is empty;
+  /// then clears `queued`. The calling thread holds the gate.
+  @usableFromInline
+  func runPending(in context: DeliveryContext) {
+    // Inside a delivery: a `close()` from a queued run must not wait.
+    context.depth += 1
+    defer { context.depth -= 1 }
     while true {
       let batch = ParkingLot.shared.withLock(self) { () -> [Queued] in
         if pending.isEmpty {
-          let released = (word.load(ordering: .relaxed) & Self.closed) | idle
-          let original = word.exchange(released, ordering: .acquiringAndReleasing)
-          if original & Self.waiting != 0 { ParkingLot.shared.wakeAll(self) }
+          requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
           return []
         }
-        word.bitwiseAnd(~Self.queued, ordering: .relaxed)
         defer { pending = [] }
         return pending
       }
@@ -221,6 +279,21 @@ final class DeliveryGate: @unchecked Swift.Sendable {
       for queued in batch where !isClosed {
         context.run(with: queued.causes, adding: self, queued.run)
       }
+    }
+  }
+
+  /// Opens the gate once the chain is finished: runs `first` (the fetches of
+  /// `sync()`, in order), then what arrived while the chain was being
+  /// finished, then lets values in, marking the gate `alone` when `alone`.
+  ///
+  /// Called once, by the thread that created the gate held.
+  func start(with first: [() -> Void], alone: Bool) {
+    let idle = alone ? Self.alone : 0
+    let context = DeliveryContext.current
+    if first.isEmpty {
+      release(to: idle, in: context)
+    } else {
+      run((), { _ in for fetch in first where !isClosed { fetch() } }, leaving: idle, in: context)
     }
   }
 
@@ -236,40 +309,31 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// Returns whether this call closed the gate, rather than an earlier one.
   @discardableResult
   func close() -> Bool {
-    // Not running: nothing is pending and nobody waits, so the stripe's
-    // lock is not needed. Acquiring: a run that ended before is ordered
-    // before the return. Sequentially consistent: see `deliverAlone`.
-    var current = word.load(ordering: .acquiring)
-    while current & Self.running == 0 {
-      if current & Self.closed != 0 { return false }
-      let (exchanged, original) = word.compareExchange(
-        expected: current,
-        desired: current | Self.closed,
-        ordering: .sequentiallyConsistent
-      )
-      if exchanged { return true }
-      current = original
-    }
-    return closeRunning()
-  }
-
-  /// `close()` while a run may be in progress.
-  private func closeRunning() -> Bool {
-    let waits = DeliveryContext.current.depth == 0
-    let (original, dropped) = ParkingLot.shared.withLock(self) { () -> (Int, [Queued]) in
-      // Only the two fast changes can happen meanwhile. Sequentially
-      // consistent: see `deliverAlone`.
-      let original = word.update(sequentiallyConsistent: true) { current in
-        let running = current & Self.running != 0
-        return (current | Self.closed | (running && waits ? Self.waiting : 0)) & ~Self.queued
-      }
-      defer { pending = [] }
-      return (original, pending)
-    }
-    _ = consume dropped  // released here, outside the lock
-    if original & Self.running != 0, waits {
-      ParkingLot.shared.wait(for: self) { word.load(ordering: .acquiring) & Self.running == 0 }
+    // Sequentially consistent, change and load: a claim changes `word` and
+    // then loads `requests` (see `deliver`), and `deliverAlone` loads
+    // `requests` after the core's claim.
+    let original = requests.bitwiseOr(Self.closed, ordering: .sequentiallyConsistent).oldValue
+    let runner = word.load(ordering: .sequentiallyConsistent) & ~Self.alone
+    if runner != 0 || original & Self.queued != 0 {
+      closeBusy(running: runner != 0)
     }
     return original & Self.closed == 0
+  }
+
+  /// `close()` when a run may be in progress or values are queued: drops
+  /// the queue, then waits for the run unless that could deadlock.
+  private func closeBusy(running: Bool) {
+    let dropped = ParkingLot.shared.withLock(self) { () -> [Queued] in
+      requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
+      defer { pending = [] }
+      return pending
+    }
+    _ = consume dropped  // released here, outside the lock
+    guard running, DeliveryContext.current.depth == 0 else { return }
+    requests.bitwiseOr(Self.waiting, ordering: .sequentiallyConsistent)
+    // The heavy side: after it, either the runner sees `waiting` when it
+    // releases, or the check below sees it released.
+    _chaining_heavy_fence()
+    ParkingLot.shared.wait(for: self) { word.load(ordering: .acquiring) & ~Self.alone == 0 }
   }
 }

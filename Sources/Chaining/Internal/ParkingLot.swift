@@ -14,8 +14,8 @@ import Android
 /// the slow path of objects too numerous to own a lock each.
 ///
 /// A delivery gate takes no lock on the common path (one atomic
-/// compare-and-swap each way), and locks only to queue a value or to wait
-/// for a run to end; a sender core locks one only to wait for, or wake, an
+/// compare-and-swap to claim, a store to release), and locks only to queue
+/// a value, run the queue or wait for a run to end; a sender core locks one only to wait for, or wake, an
 /// `invalidate()`. A `pthread_mutex_t` and a `pthread_cond_t` of their own
 /// would add about 100 bytes and two allocations to every binding, for
 /// locks that are rarely taken. So each object is mapped by its address to

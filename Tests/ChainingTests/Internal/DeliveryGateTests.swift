@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Testing
 
 @testable import Chaining
@@ -48,31 +49,19 @@ import Testing
   @Test func closeWaitsForARunOnAnotherThreadToEnd() {
     let gate = DeliveryGate(held: false)
     let log = Recorder<String>()
-    let started = DispatchSemaphore(value: 0)
-    let proceed = DispatchSemaphore(value: 0)
-    let runner = spawn {
-      gate.deliver(
-        0,
-        to: { _ in
-          started.signal()
-          proceed.wait()
-          log.append("run ended")
-        },
-        in: DeliveryContext.current
-      )
-    }
-    started.wait()
+    let (proceed, runner, _) = startBlockedRun(of: gate, appending: "run ended", to: log)
     let closer = spawn {
       gate.close()
       log.append("closed")
     }
     // Let the run end only once the closer is waiting for it.
-    while gate.word.load(ordering: .acquiring) & DeliveryGate.waiting == 0 {}
+    while gate.requests.load(ordering: .acquiring) & DeliveryGate.waiting == 0 {}
     proceed.signal()
     closer.wait()
     runner.wait()
     #expect(log.history == ["run ended", "closed"])
-    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.closed)
+    #expect(gate.word.load(ordering: .relaxed) == 0)
+    #expect(gate.requests.load(ordering: .relaxed) == DeliveryGate.closed | DeliveryGate.waiting)
   }
 
   @Test func closingFromInsideARunDropsWhatWasQueuedAndEverythingAfter() {
@@ -156,7 +145,7 @@ import Testing
     let gate = DeliveryGate(held: false)
     let words = Recorder<Int>()
     gate.deliverAlone(1, to: { _ in words.append(gate.word.load(ordering: .relaxed)) }, dropsEchoes: true, in: .current)
-    #expect(words.history == [DeliveryGate.running])
+    #expect(words.history == [DeliveryContext.current.runner])
     #expect(gate.word.load(ordering: .relaxed) == 0)
   }
 
@@ -168,7 +157,8 @@ import Testing
     gate.deliverAlone(1, to: { log.append($0) }, dropsEchoes: true, in: .current)
     gate.deliver(2, to: { log.append($0) }, in: .current)
     #expect(log.history == [])
-    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone | DeliveryGate.closed)
+    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone)
+    #expect(gate.requests.load(ordering: .relaxed) == DeliveryGate.closed)
   }
 
   @Test func anAloneGateStillClaimsQueuesAndKeepsItsMark() {
@@ -184,7 +174,7 @@ import Testing
       if value == 1 { gate.deliver(2, to: body, dropsEchoes: false, in: context) }
     }
     gate.deliver(1, to: body, in: context)
-    let running = DeliveryGate.alone | DeliveryGate.running
+    let running = DeliveryGate.alone | context.runner
     #expect(
       log.history == [
         "fetched", "sent while held", "start 1, word \(running)",
@@ -192,5 +182,174 @@ import Testing
       ]
     )
     #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone)
+  }
+
+  // The runner releases with a plain store and then reads `requests`; a
+  // thread that queues sets `queued` and then reads `word` (see the type's
+  // discussion). These follow each way a queued value can be run.
+
+  @Test func aValueQueuedFromAnotherThreadRunsOnTheRunnerRightAfterItsRun() {
+    let gate = DeliveryGate(held: false)
+    let log = Recorder<String>()
+    let (proceed, runner, mark) = startBlockedRun(of: gate, appending: "run", to: log)
+    // Returns at once: the value waits for the runner.
+    let marks = Recorder<Int>()
+    gate.deliver(
+      "queued",
+      to: {
+        marks.append(DeliveryContext.current.runner)
+        log.append($0)
+      },
+      in: .current
+    )
+    #expect(log.history == [])
+    #expect(gate.requests.load(ordering: .acquiring) == DeliveryGate.queued)
+    proceed.signal()
+    runner.wait()
+    #expect(log.history == ["run", "queued"])
+    #expect(marks.history == [mark])
+    expectIdle(gate)
+  }
+
+  @Test func aClaimThatFindsValuesQueuedRunsThemFirst() {
+    // The moment between a queuing thread setting `queued` and running the
+    // queue itself, with the gate idle: a new value claims the gate.
+    let gate = DeliveryGate(held: false)
+    let log = Recorder<String>()
+    queueAsAnotherThread(["queued"], in: gate, to: log)
+    gate.deliver("sent", to: { log.append($0) }, in: .current)
+    #expect(log.history == ["queued", "sent"])
+    expectIdle(gate)
+  }
+
+  @Test func aThreadThatQueuedAndFindsTheGateIdleRunsTheQueueItself() {
+    let gate = DeliveryGate(held: false)
+    let log = Recorder<String>()
+    queueAsAnotherThread(["first", "second"], in: gate, to: log)
+    gate.drain(in: .current)
+    #expect(log.history == ["first", "second"])
+    expectIdle(gate)
+  }
+
+  @Test func aThreadThatQueuedLeavesTheQueueToARunner() {
+    let gate = DeliveryGate(held: false)
+    let log = Recorder<String>()
+    let context = DeliveryContext.current
+    gate.deliver(
+      "run",
+      to: { value in
+        // As if another thread had queued meanwhile and then found the
+        // gate claimed: the runner takes the queue when it releases.
+        queueAsAnotherThread(["queued"], in: gate, to: log)
+        gate.drain(in: context)
+        log.append(value)
+      },
+      in: context
+    )
+    #expect(log.history == ["run", "queued"])
+    #expect(gate.requests.load(ordering: .relaxed) == 0)
+  }
+
+  @Test func closeDropsWhatOtherThreadsQueuedAndWaitsForTheRun() {
+    let gate = DeliveryGate(held: false)
+    let log = Recorder<String>()
+    let (proceed, runner, _) = startBlockedRun(of: gate, appending: "run", to: log)
+    gate.deliver("queued", to: { log.append($0) }, in: .current)
+    let closer = spawn {
+      gate.close()
+      log.append("closed")
+    }
+    while gate.requests.load(ordering: .acquiring) & DeliveryGate.waiting == 0 {}
+    #expect(gate.requests.load(ordering: .acquiring) == DeliveryGate.closed | DeliveryGate.waiting)
+    proceed.signal()
+    closer.wait()
+    runner.wait()
+    #expect(log.history == ["run", "closed"])
+    #expect(gate.word.load(ordering: .relaxed) == 0)
+  }
+
+  @Test func noRunStartsAfterCloseReturnsWhileThreadsKeepSending() {
+    let gate = DeliveryGate(held: false)
+    let threads = 3
+    let perThread = 2_000
+    // Touched only inside the gate's runs, and by the closer once `close()`
+    // has returned: the gate is their only guard.
+    final class Tally: @unchecked Swift.Sendable {
+      var runs = 0
+      var closed = false
+      var runsAfterClose = 0
+    }
+    let tally = Tally()
+    let started = Atomic(0)
+    let closesAfter = 100
+    race(threads: threads + 1) { index in
+      if index == threads {
+        // The closer: lets the senders get going, then closes.
+        while started.load(ordering: .relaxed) < closesAfter {}
+        gate.close()
+        tally.closed = true
+        return
+      }
+      let context = DeliveryContext.current
+      for _ in 0..<perThread {
+        gate.deliver(
+          1,
+          to: { _ in
+            started.add(1, ordering: .relaxed)
+            tally.runs += 1
+            if tally.closed { tally.runsAfterClose += 1 }
+          },
+          in: context
+        )
+      }
+    }
+    #expect(tally.runsAfterClose == 0)
+    #expect(tally.runs >= closesAfter && tally.runs <= threads * perThread)
+    #expect(gate.isClosed)
+    #expect(gate.word.load(ordering: .relaxed) == 0)
+  }
+
+  /// Queues each of `names` (appended to `log` when run) the way another
+  /// thread does, up to setting `queued`: the thread has not yet looked
+  /// whether the gate is claimed.
+  private func queueAsAnotherThread(_ names: [String], in gate: DeliveryGate, to log: Recorder<String>) {
+    for name in names {
+      gate.pending.append(DeliveryGate.Queued(causes: Causes(gates: [])) { log.append(name) })
+    }
+    gate.requests.store(DeliveryGate.queued, ordering: .relaxed)
+  }
+
+  /// Checks that nobody runs `gate` and nothing is requested of it.
+  private func expectIdle(_ gate: DeliveryGate, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(gate.requests.load(ordering: .relaxed) == 0, sourceLocation: sourceLocation)
+    #expect(gate.word.load(ordering: .relaxed) == 0, sourceLocation: sourceLocation)
+  }
+
+  /// Starts a run of `gate` on another thread, which appends `value` to
+  /// `log` once `proceed` is signaled. Returns once the run has started,
+  /// with the thread's `DeliveryContext.runner`.
+  private func startBlockedRun(
+    of gate: DeliveryGate,
+    appending value: String,
+    to log: Recorder<String>
+  ) -> (proceed: DispatchSemaphore, done: DispatchGroup, runner: Int) {
+    let started = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    let runner = Recorder<Int>()
+    let done = spawn {
+      let context = DeliveryContext.current
+      runner.append(context.runner)
+      gate.deliver(
+        value,
+        to: { value in
+          started.signal()
+          proceed.wait()
+          log.append(value)
+        },
+        in: context
+      )
+    }
+    started.wait()
+    return (proceed, done, runner.history.first ?? 0)
   }
 }
