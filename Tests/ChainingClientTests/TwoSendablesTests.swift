@@ -37,7 +37,7 @@ func requiresConcurrencySendable<T: Swift.Sendable>(_ value: T) -> T { value }
     let observer = thermometer.chain().do { readings.append($0) }.end()
     thermometer.measure(21.5)
     #expect(readings == [Reading(celsius: 21.5)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func qualifiedChainingSendableWorks() {
@@ -47,7 +47,7 @@ func requiresConcurrencySendable<T: Swift.Sendable>(_ value: T) -> T { value }
     doorbell.ring()
     doorbell.ring()
     #expect(rings == 2)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func swiftSendableValuesCrossThreads() {

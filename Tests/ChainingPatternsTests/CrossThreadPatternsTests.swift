@@ -54,7 +54,7 @@ private actor Downloads {
     let label = StatusLabel()
     let observer = title.chain().sendTo(label).sync()
     #expect(label.text == "Inbox")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func forAwaitOverAHolder() async {
@@ -82,7 +82,7 @@ private actor Downloads {
       }
     }
     #expect(observed.value == total.value)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func anActorOwnsItsBindings() async {
@@ -105,6 +105,6 @@ private actor Downloads {
     query.value = "a"
     queue.sync {}
     #expect(results.value == ["a1", "a2"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -28,7 +28,7 @@ private final class Label: Receivable {
     let observer = name.chain().do { log.append($0) }.sync()
     name.value = "Bob"
     #expect(log == ["Ann", "Bob"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func handlerUpdatesSelf() {
@@ -42,7 +42,7 @@ private final class Label: Receivable {
     let label = Label()
     let observer = count.chain().map { "\($0) items" }.sendTo(label).sync()
     #expect(label.text == "3 items")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func twoWayBindingOfAFieldAndAModel() {

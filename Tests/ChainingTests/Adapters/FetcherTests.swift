@@ -16,7 +16,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     let received = Recorder<String>()
     let observer = fetcher.chain().do { received.append($0) }.sync()
     #expect(received.history == ["current"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilABroadcast() {
@@ -26,7 +26,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     #expect(received.history.isEmpty)
     fetcher.broadcast()
     #expect(received.history == [1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func broadcastSendsTheValueTheGetterReturnsNow() {
@@ -39,7 +39,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     items.append("c")
     fetcher.broadcast()
     #expect(received.history == [1, 2, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func fetchedValueCallsTheGetterEachTime() {
@@ -63,7 +63,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     current = 11
     refresh.notify()
     #expect(received.history == [10, 11])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func receiveValueSendsTheCurrentValue() {
@@ -72,7 +72,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     let observer = fetcher.chain().do { received.append($0) }.end()
     fetcher.receive(value: ())
     #expect(received.history == ["again"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func canFetchFalseMakesSyncSendNothingWithoutCallingTheGetter() {
@@ -88,7 +88,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     let observer = fetcher.chain().do { received.append($0) }.sync()
     #expect(received.history.isEmpty)
     #expect(getterCalls.count == 0)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func canFetchFalseMakesBroadcastAndReceiveSendNothingWithoutCallingTheGetter() {
@@ -112,7 +112,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     #expect(received.history.isEmpty)
     #expect(getterCalls.count == 0)
     #expect(!fetcher.canFetch())
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func canFetchIsAskedEachTime() {
@@ -134,7 +134,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     fetcher.broadcast()
     #expect(received.history == [3])
     #expect(getterCalls.count == 1)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func canFetchDefaultsToTrue() {
@@ -143,7 +143,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     let received = Recorder<Int>()
     let observer = fetcher.chain().do { received.append($0) }.sync()
     #expect(received.history == [1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func fetcherIsReleasedWhileItsObserverLives() {
@@ -173,11 +173,11 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
       weakCanFetchToken = canFetchToken
       let fetcher = Fetcher(
         {
-          _ = getterToken
+          withExtendedLifetime(getterToken) {}
           return 1
         },
         canFetch: {
-          _ = canFetchToken
+          withExtendedLifetime(canFetchToken) {}
           return true
         }
       )
@@ -187,7 +187,7 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     }
     #expect(weakGetterToken == nil)
     #expect(weakCanFetchToken == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func broadcastsFromManyThreadsEachReachTheObserverOnce() {
@@ -201,6 +201,6 @@ private final class SharedFetcher: @unchecked Swift.Sendable {
     }
     #expect(received.count == threads * perThread)
     #expect(received.history.allSatisfy { $0 == 7 })
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -23,7 +23,7 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     #expect(history.first?.userInfo?["count"] as? Int == 3)
     #expect(history.first?.userInfo?["label"] as? String == "three")
     #expect(history.first?.userInfo?.count == 2)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func everyPostIsSentInOrder() {
@@ -34,7 +34,7 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     let observer = adapter.chain().map { $0.userInfo?["index"] as? Int ?? -1 }.do { received.append($0) }.end()
     for index in 0..<5 { center.post(name: name, object: nil, userInfo: ["index": index]) }
     #expect(received.history == [0, 1, 2, 3, 4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func objectFilterPassesOnlyThatObjectsNotifications() {
@@ -54,7 +54,7 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     center.post(name: name, object: nil)
     center.post(name: name, object: watched)
     #expect(received.history == ["watched"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func withoutAnObjectFilterEveryObjectsNotificationsPass() {
@@ -74,7 +74,7 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     center.post(name: name, object: nil)
     center.post(name: name, object: b)
     #expect(received.history == ["a", "nil", "b"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func notificationsUnderOtherNamesAreNotSent() {
@@ -88,7 +88,7 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     center.post(name: name, object: nil)
     center.post(name: otherName, object: nil)
     #expect(received.history == [name])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func notificationsPostedOnAnotherCenterAreNotSent() {
@@ -102,7 +102,7 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     #expect(received.history.isEmpty)
     center.post(name: name, object: nil)
     #expect(received.history == [name])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func eachAdapterOfTheSameNameSendsEveryPost() {
@@ -117,7 +117,7 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     ]
     center.post(name: name, object: nil)
     #expect(received.history.sorted() == ["first", "second"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func afterTheAdapterIsReleasedPostingDeliversNothing() {
@@ -176,7 +176,7 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     #expect(handlerThreads.count == 1)
     #expect(handlerThreads.history.first === poster)
     #expect(deliveredWhenPostReturned.history == [1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func postsFromManyThreadsAreEachSentOnceInPerThreadOrder() {
@@ -201,6 +201,6 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
       let fromThread = history.filter { $0 / perThread == thread }
       #expect(fromThread == Array(thread * perThread..<(thread + 1) * perThread))
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

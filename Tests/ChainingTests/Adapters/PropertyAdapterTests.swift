@@ -49,7 +49,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     adapter.value = 16
     #expect(settings.fontSize == 16)
     #expect(received.history == [14, 16])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func settingTheValueThePropertyHasSendsNothing() {
@@ -62,7 +62,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     adapter.value = "Sent"
     #expect(received.history == ["Sent"])
     #expect(settings.title == "Sent")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func settingComparesWithThePropertyNotWithTheLastValueWritten() {
@@ -76,7 +76,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     adapter.value = 14  // differs from the property, though it was the last write
     #expect(received.history == [14, 14])
     #expect(settings.fontSize == 14)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func nonEquatablePropertyBroadcastsEverySet() {
@@ -89,7 +89,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     adapter.value = Box(number: 1)
     #expect(received.history == [0, 0, 1])
     #expect(settings.box.number == 1)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncSendsThePropertysCurrentValue() {
@@ -100,7 +100,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     let observer = adapter.chain().do { received.append($0) }.sync()
     adapter.value = 19
     #expect(received.history == [18, 19])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func directChangeIsSentOnlyByBroadcast() {
@@ -112,7 +112,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     #expect(received.history.isEmpty)
     adapter.broadcast()
     #expect(received.history == [30])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func broadcastSendsEvenAnUnchangedValue() {
@@ -123,7 +123,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     adapter.broadcast()
     adapter.broadcast()
     #expect(received.history == [12, 12])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receiveWritesThePropertyAndBroadcasts() {
@@ -134,7 +134,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     adapter.receive(value: 5)
     #expect(settings.fontSize == 5)
     #expect(received.history == [5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func chainSendingToTheAdapterWritesTheProperty() {
@@ -145,7 +145,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     #expect(settings.fontSize == 24)
     slider.value = 25
     #expect(settings.fontSize == 25)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func handlerWritingTheAdapterReachesOtherChainsAfterTheCurrentValue() {
@@ -169,7 +169,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     // The write-back is an echo for the chain that made it, which skips it.
     #expect(clamping.history == [35])
     #expect(other.history == [35, 20])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: Lifetime
@@ -286,7 +286,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     #expect(labelReceived.history == [7, 8])
     #expect(sliderReceived.history == [7, 8])
     #expect(settings.fontSize == 8)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func commonMakesAFreshWorkingAdapterOnceTheSharedOneIsReleased() {
@@ -307,7 +307,7 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     #expect(settings.fontSize == 14)
     #expect(received.history == [14])
     #expect(PropertyAdapter.common(settings, keyPath: \.fontSize) === fresh)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func newObjectAtADeadObjectsAddressNeverGetsTheDeadObjectsAdapter() {
@@ -366,6 +366,6 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
       let fromThread = history.filter { $0 / 10_000 == thread }
       #expect(fromThread == Array(thread * 10_000..<thread * 10_000 + perThread))
     }
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 }

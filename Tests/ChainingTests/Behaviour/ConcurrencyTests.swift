@@ -25,7 +25,7 @@ import Testing
         #expect(fromThread == Array(thread * perThread..<(thread + 1) * perThread))
       }
     }
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func observersLiveThroughoutSeeEveryValueWhileOthersComeAndGo() {
@@ -108,7 +108,7 @@ import Testing
     #expect(mirror.value == holder.value)
     // Every write changed the value, so every write was broadcast once.
     #expect(writes.count == 4 * 2_500)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func twoWayBindingWrittenFromBothEndsOnTwoThreadsNeitherDeadlocksNorLoops() {
@@ -131,7 +131,7 @@ import Testing
     // Once the threads are done, one more write settles both sides.
     a.value = Box(number: 99)
     #expect(b.value.number == 99)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func chainingAndInvalidatingOnManyThreadsKeepsTheObserverListConsistent() {
@@ -152,7 +152,7 @@ import Testing
     let after = notifier.chain().do { received.append($0) }.end()
     notifier.notify(value: 2)
     #expect(received.count == before + 1)
-    _ = after
+    withExtendedLifetime(after) {}
   }
 
   @Test func observersReleasedOnOtherThreadsDuringBroadcastsNeverCrash() {

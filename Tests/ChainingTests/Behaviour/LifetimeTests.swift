@@ -93,7 +93,7 @@ private final class Screen {
     receiver = nil
     holder.value = 3
     #expect(after.history == [1, 2, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func twoWayBoundHoldersAreReleasedWithTheirObservers() {
@@ -105,7 +105,7 @@ private final class Screen {
       weakA = a
       weakB = b
       let observers = [a.chain().sendTo(b).sync(), b.chain().sendTo(a).end()]
-      _ = observers
+      withExtendedLifetime(observers) {}
     }
     #expect(weakA == nil)
     #expect(weakB == nil)

@@ -16,7 +16,7 @@ import Testing
     // sync() ran before the b→a chain existed; 5 then goes b→a, and a's
     // change goes a→b, where b already holds 5 and broadcasts nothing.
     #expect(received.history == ["a→b 1", "b→a 5", "a→b 5"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func twoWayBindingOfNonEquatableValuesSettles() {
@@ -32,7 +32,7 @@ import Testing
     // 2 goes a→b, then b→a; a broadcasts it again (no equality to stop it),
     // but the a→b chain is still delivering 2 on this thread and skips it.
     #expect(received.history == ["a→b 1", "a→b 2", "b→a 2"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func twoWayBindingOfUserHoldersWorksAsInTheIssue() {
@@ -44,7 +44,7 @@ import Testing
     #expect(a.value == 3)
     a.value = 4
     #expect(b.value == 4)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func handlerBroadcastingToItsOwnSourceReachesOnlyOtherChains() {
@@ -63,7 +63,7 @@ import Testing
     // The nested broadcast waits until the outer value has reached every
     // chain, so the other chain sees the values in broadcast order.
     #expect(other.history == [1, 11])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func handlerWritingItsOwnHolderLeavesEveryChainOnTheLatestValue() {
@@ -78,7 +78,7 @@ import Testing
     #expect(holder.value == 2)
     #expect(later.history == [1, 2])
     #expect(mirror.value == 2)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func echoOfANonEquatableTwoWayBindingReachesOtherChainsAfterTheOriginal() {
@@ -95,7 +95,7 @@ import Testing
     // chains); only the a→b chain, where the echo started, skips it.
     #expect(watcher.history == [7, 7])
     #expect(b.value.number == 7)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func handlerCanSetAnotherHolder() {
@@ -104,7 +104,7 @@ import Testing
     let observer = source.chain().do { doubled.value = $0 * 2 }.sync()
     source.value = 4
     #expect(doubled.value == 8)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func handlerCanAddObserversWhichSeeOnlyLaterValues() {
@@ -119,7 +119,7 @@ import Testing
     notifier.notify(value: 1)
     notifier.notify(value: 2)
     #expect(added.history == [2])
-    _ = outer
+    withExtendedLifetime(outer) {}
   }
 
   @Test func handlerCanInvalidateAnObserverLaterInTheList() {
@@ -133,7 +133,7 @@ import Testing
     later = notifier.chain().do { received.append("later \($0)") }.end()
     notifier.notify(value: 1)
     #expect(received.history == ["first 1"])
-    _ = first
+    withExtendedLifetime(first) {}
   }
 
   @Test func syncInsideAHandlerDeliversToTheNewChain() {

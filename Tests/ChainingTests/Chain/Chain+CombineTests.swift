@@ -15,7 +15,7 @@ import Testing
     age.notify(value: 30)
     #expect(received.history.map(\.0) == ["Bob"])
     #expect(received.history.map(\.1) == [30])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func combineSendsThePairOfLatestValuesOnEveryChangeOfEitherSide() {
@@ -30,7 +30,7 @@ import Testing
     name.notify(value: "Bob")
     #expect(received.history.map(\.0) == ["Ann", "Ann", "Bob", "Bob"])
     #expect(received.history.map(\.1) == [30, 31, 31, 31])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func combineOfThreeChainsSendsFlatTriples() {
@@ -45,7 +45,7 @@ import Testing
     text.value = "b"
     let expected: [(String, Int, Double)] = [("a", 1, 0.5), ("a", 2, 0.5), ("a", 2, 1.5), ("b", 2, 1.5)]
     #expect(received.history.elementsEqual(expected, by: ==))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func combineOfFourChainsSendsFlatQuadruples() {
@@ -61,7 +61,7 @@ import Testing
     text.value = "b"
     let expected: [(String, Int, Double, Bool)] = [("a", 1, 0.5, false), ("a", 1, 0.5, true), ("b", 1, 0.5, true)]
     #expect(received.history.elementsEqual(expected, by: ==))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func combineOfFiveChainsSendsFlatQuintuples() {
@@ -80,7 +80,7 @@ import Testing
       ("a", 1, 0.5, false, "x"), ("a", 1, 0.5, false, "y"), ("a", 2, 0.5, false, "y"),
     ]
     #expect(received.history.elementsEqual(expected, by: ==))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func combineFlattensWithoutATypeContext() {
@@ -101,7 +101,7 @@ import Testing
     let received = Recorder<String>()
     let observer = typedQuintuple.map { "\($0) \($1) \($2) \($3) \($4)" }.do { received.append($0) }.sync()
     #expect(received.history == ["a 1 0.5 true x"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func eachFinishedChainKeepsItsOwnLatestValues() {
@@ -135,7 +135,7 @@ import Testing
     age.value = 31
     #expect(received.history.map(\.0) == ["Ann", "Ann"])
     #expect(received.history.map(\.1) == [30, 31])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncOfAHolderCombinedWithANotifierSendsNothingUntilTheNotifierSends() {
@@ -147,7 +147,7 @@ import Testing
     age.notify(value: 30)
     #expect(received.history.map(\.0) == ["Ann"])
     #expect(received.history.map(\.1) == [30])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilBothSourcesHaveBroadcast() {
@@ -160,7 +160,7 @@ import Testing
     age.value = 31
     #expect(received.history.map(\.0) == ["Bob"])
     #expect(received.history.map(\.1) == [31])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Lifetime
@@ -192,7 +192,7 @@ import Testing
     #expect(received.history.map(\.0) == ["Ann", "Bob"])
     #expect(received.history.map(\.1) == [30, 30])
     #expect(!observer.isInvalidated)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func combineDoesNotRetainItsSources() {
@@ -246,7 +246,7 @@ import Testing
     word.value = "c"
     // The skipped 3 never became the combined chain's latest number.
     #expect(log.history == ["pair 1 a", "pair 2 a", "word b", "number 2", "number 3", "pair 2 c", "word c"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func anotherChainWritingTheSecondSourceDuringADeliveryUpdatesThePair() {
@@ -260,7 +260,7 @@ import Testing
     number.value = 2
     #expect(received.history.map(\.0) == [1, 2, 2])
     #expect(received.history.map(\.1) == ["a", "a", "n2"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Concurrency
@@ -293,7 +293,7 @@ import Testing
       let fromThread = side.filter { $0 >= 0 && $0 / perThread == thread }
       #expect(fromThread == Array(thread * perThread..<(thread + 1) * perThread))
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }
 

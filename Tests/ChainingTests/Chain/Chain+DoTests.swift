@@ -10,7 +10,7 @@ import Testing
     notifier.notify(value: 3)
     #expect(first.history == [3])
     #expect(second.history == [6])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func doRunsForTheSyncedValue() {
@@ -18,7 +18,7 @@ import Testing
     let received = Recorder<String>()
     let observer = holder.chain().do { received.append($0) }.sync()
     #expect(received.history == ["a"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func doClosureIsReleasedWhenTheObserverIsInvalidated() {
@@ -33,6 +33,6 @@ import Testing
     #expect(weakToken != nil)
     observer?.invalidate()
     #expect(weakToken == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -11,7 +11,7 @@ import Testing
     notifier.notify(value: ["a", "b"])
     notifier.notify(value: ["c"])
     #expect(received.history == ["a", "b", "c"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func emptySequencePassesNothing() {
@@ -23,7 +23,7 @@ import Testing
     notifier.notify(value: [1])
     notifier.notify(value: [])
     #expect(received.history == [1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func eachWorksOnAnySequence() {
@@ -39,7 +39,7 @@ import Testing
     range.notify(value: 3...5)
     #expect(characters.history == ["h", "i"])
     #expect(numbers.history == [3, 4, 5])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func everyElementRunsThroughTheLaterSteps() {
@@ -48,7 +48,7 @@ import Testing
     let observer = notifier.chain().each().guard { $0 > 0 }.map { "#\($0)" }.do { received.append($0) }.end()
     notifier.notify(value: [1, -2, 3])
     #expect(received.history == ["#1", "#3"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - sync and end
@@ -60,7 +60,7 @@ import Testing
     #expect(received.history == [1, 2, 3])
     holder.value = [4, 5]
     #expect(received.history == [1, 2, 3, 4, 5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncOfAnEmptyCurrentValuePassesNothing() {
@@ -70,7 +70,7 @@ import Testing
     #expect(received.history.isEmpty)
     holder.value = [6]
     #expect(received.history == [6])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncFromAUserHolderPassesEveryElement() {
@@ -80,7 +80,7 @@ import Testing
     #expect(received.history == [1, 2, 3])
     holder.value = 1
     #expect(received.history == [1, 2, 3, 1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilABroadcast() {
@@ -95,7 +95,7 @@ import Testing
     notifier.notify(value: 4)
     holder.value = [7]
     #expect(received.history == [4, 40, 7])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Lifetime
@@ -138,7 +138,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = source.chain().each().do { value in
-        _ = token
+        withExtendedLifetime(token) {}
         received.append(value)
       }.sync()
       source.value = [2, 3]
@@ -169,7 +169,7 @@ import Testing
     // notified it skips it as its own echo.
     #expect(own.history == [1, 2])
     #expect(other.history == [1, 2, 9])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func elementsFeedingAnotherHolderEachReachItsChains() {
@@ -183,6 +183,6 @@ import Testing
     batch.notify(value: [1, 2, 3])
     #expect(total.value == 6)
     #expect(seen.history == [1, 3, 6])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 }

@@ -10,7 +10,7 @@ import Testing
     #expect(received.history.isEmpty)
     holder.value = 2
     #expect(received.history == [2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncSendsTheCurrentValueFirstThenChanges() {
@@ -20,7 +20,7 @@ import Testing
     #expect(received.history == [1])
     holder.value = 2
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncOnAFetchOnlyUserTypeSendsOnceAndThenNothing() {
@@ -31,14 +31,14 @@ import Testing
     let received = Recorder<Int>()
     let observer = Fixed().chain().do { received.append($0) }.sync()
     #expect(received.history == [5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncFromARetainedSourceFetchesFromIt() {
     let received = Recorder<Int>()
     let observer = ValueHolder(8).retain().chain().do { received.append($0) }.sync()
     #expect(received.history == [8])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func aChainWithNoStepsStillSubscribesAndFetches() {

@@ -31,7 +31,7 @@ import Testing
     let observer = spelling.apply(notifier.chain()).do { received.append($0) }.end()
     for value in [1, 1, 2, 2, 2, 1, 3, 3] { notifier.notify(value: value) }
     #expect(received.history == [1, 2, 1, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -41,7 +41,7 @@ import Testing
     let observer = spelling.apply(notifier.chain()).do { received.append($0) }.end()
     for value in [nil, nil, "a", "a", nil] { notifier.notify(value: value) }
     #expect(received.history == [nil, "a", nil])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - sync and end
@@ -56,7 +56,7 @@ import Testing
     holder.value = 23
     holder.value = 19
     #expect(received.history == [1, 2, 1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -68,7 +68,7 @@ import Testing
     holder.value = 17
     holder.value = 20
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -80,7 +80,7 @@ import Testing
     holder.value = 15  // equal to the mapped current value, but nothing was fetched
     holder.value = 16
     #expect(received.history == [1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -91,7 +91,7 @@ import Testing
     #expect(received.history.isEmpty)
     for value in [5, 5, 6, 6, 5] { notifier.notify(value: value) }
     #expect(received.history == [5, 6, 5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - State per chain
@@ -126,7 +126,7 @@ import Testing
     for value in [11, 12, 22, 32] { holder.value = value }
     #expect(tens.history == [1, 2, 3])
     #expect(units.history == [1, 2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Lifetime
@@ -157,7 +157,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = spelling.apply(source.chain()).do { value in
-        _ = token
+        withExtendedLifetime(token) {}
         received.append(value)
       }.sync()
       source.value = 2
@@ -206,7 +206,7 @@ import Testing
     notifier.notify(value: 2)
     #expect(arrived.history == [1, 1, 2])
     #expect(received.history == [1, 2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -229,7 +229,7 @@ import Testing
     holder.value = 15
     #expect(received.history == [0, 15, 9, 15])
     #expect(holder.value == 10)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -249,7 +249,7 @@ import Testing
     holder.value = 15  // a real change from 10, equal to the step's last value
     #expect(received.history == [15])
     #expect(holder.value == 15)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Concurrency
@@ -267,7 +267,7 @@ import Testing
     }
     #expect(arrived.count == threads * perThread)
     #expect(received.history == [7])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -287,6 +287,6 @@ import Testing
     var expected: [Int] = []
     for value in input where value != expected.last { expected.append(value) }
     #expect(received.history == expected)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

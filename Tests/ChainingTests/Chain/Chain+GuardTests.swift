@@ -29,7 +29,7 @@ import Testing
     let observer = spelling.apply(notifier.chain()) { $0 % 2 == 0 }.do { received.append($0) }.end()
     for value in 1...6 { notifier.notify(value: value) }
     #expect(received.history == [2, 4, 6])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -44,7 +44,7 @@ import Testing
     notifier.notify(value: 1)
     notifier.notify(value: 2)
     #expect(asked.history == [3, 1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -59,7 +59,7 @@ import Testing
     notifier.notify(value: 0)
     #expect(before.history == [-1, 5, 0])
     #expect(after.history == ["+5"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - sync and end
@@ -73,7 +73,7 @@ import Testing
     holder.value = 3
     holder.value = 4
     #expect(received.history == [2, 4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -84,7 +84,7 @@ import Testing
     #expect(received.history.isEmpty)
     holder.value = 2
     #expect(received.history == [2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -99,7 +99,7 @@ import Testing
     #expect(received.history == [400])
     failing.value = 6
     #expect(received.history == [400, 6])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -110,7 +110,7 @@ import Testing
     #expect(received.history.isEmpty)
     holder.value = 4
     #expect(received.history == [4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -122,7 +122,7 @@ import Testing
     notifier.notify(value: 3)
     notifier.notify(value: 8)
     #expect(received.history == [8])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Lifetime
@@ -157,7 +157,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = spelling.apply(source.chain()) { value in
-        _ = token
+        withExtendedLifetime(token) {}
         return value > 0
       }.do { received.append($0) }.sync()
       source.value = -2
@@ -182,14 +182,14 @@ import Testing
       let token = Token()
       weakToken = token
       observer = spelling.apply(notifier.chain()) { value in
-        _ = token
+        withExtendedLifetime(token) {}
         return value > 0
       }.end()
     }
     #expect(weakToken != nil)
     observer = nil
     #expect(weakToken == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Reentrancy
@@ -205,7 +205,7 @@ import Testing
     holder.value = 1
     #expect(holder.value == 12)
     #expect(received.history == [12])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test(arguments: Spelling.allCases)
@@ -220,6 +220,6 @@ import Testing
     // The write-back of 3 passes the guard, but it is an echo of this chain.
     #expect(received.history == [1])
     #expect(holder.value == 3)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -9,7 +9,7 @@ import Testing
     notifier.notify(value: 1)
     notifier.notify(value: 2)
     #expect(received.history == ["#1", "#2"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mapTransformsTheSyncedValue() {
@@ -17,7 +17,7 @@ import Testing
     let received = Recorder<Int>()
     let observer = holder.chain().map { $0 * 2 }.do { received.append($0) }.sync()
     #expect(received.history == [42])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mapCanChangeTheTypeMoreThanOnce() {
@@ -27,7 +27,7 @@ import Testing
       .do { received.append($0) }.sync()
     holder.value = 1
     #expect(received.history == [true, false])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func consecutiveMapsApplyInOrder() {
@@ -37,7 +37,7 @@ import Testing
       .do { received.append($0) }.end()
     notifier.notify(value: "x")
     #expect(received.history == ["xabc"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mapsBeforeAndAfterOtherStepsApplyInOrder() {
@@ -50,7 +50,7 @@ import Testing
     holder.value = "yy"
     holder.value = "z"
     #expect(received.history == ["xabcd", "zabcd"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mapsRunWhenNothingFollowsThem() {
@@ -77,7 +77,7 @@ import Testing
     first.notify(value: 1)
     second.notify(value: 1)
     #expect(received.history == ["a2!", "b2!"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mapClosureIsReleasedWithTheObserver() {
@@ -87,14 +87,14 @@ import Testing
       let token = Token()
       weakToken = token
       observer = Notifier<Int>().chain().map { value -> Int in
-        _ = token
+        withExtendedLifetime(token) {}
         return value
       }.end()
     }
     #expect(weakToken != nil)
     observer = nil
     #expect(weakToken == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func consecutiveMapClosuresAreReleasedWithTheObserver() {
@@ -108,11 +108,11 @@ import Testing
       weakSecond = second
       observer = Notifier<Int>().chain()
         .map { value -> Int in
-          _ = first
+          withExtendedLifetime(first) {}
           return value
         }
         .map { value -> Int in
-          _ = second
+          withExtendedLifetime(second) {}
           return value
         }
         .do { _ in }.end()
@@ -121,6 +121,6 @@ import Testing
     observer?.invalidate()
     #expect(weakFirst == nil)
     #expect(weakSecond == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -23,7 +23,7 @@ private final class Slot: Fetchable {
     second.notify(value: 3)
     first.notify(value: 4)
     #expect(received.history == [1, 2, 3, 4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mergeCalledAgainJoinsAThirdChain() {
@@ -36,7 +36,7 @@ private final class Slot: Fetchable {
     first.notify(value: 1)
     second.notify(value: 2)
     #expect(received.history == [3, 1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func stepsBeforeMergeApplyOnlyToTheirOwnChainAndStepsAfterToBoth() {
@@ -52,7 +52,7 @@ private final class Slot: Fetchable {
     words.notify(value: "a")
     numbers.notify(value: 2)
     #expect(received.history == ["<#1>", "<A>", "<#2>"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mergeJoinsSourcesOfDifferentKinds() {
@@ -65,7 +65,7 @@ private final class Slot: Fetchable {
     holder.value = 1
     notifier.notify(value: 2)
     #expect(received.history == [3, 1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - sync and end
@@ -78,7 +78,7 @@ private final class Slot: Fetchable {
     #expect(received.history == [2, 1])
     first.value = 3
     #expect(received.history == [2, 1, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncOfThreeMergedHoldersSendsThreeValuesInMergeOrder() {
@@ -88,7 +88,7 @@ private final class Slot: Fetchable {
     let received = Recorder<String>()
     let observer = first.chain().merge(second.chain()).merge(third.chain()).do { received.append($0) }.sync()
     #expect(received.history == ["a", "b", "c"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncOfAHolderMergedWithANotifierSendsOnlyTheHoldersValue() {
@@ -99,7 +99,7 @@ private final class Slot: Fetchable {
     #expect(received.history == [1])
     notifier.notify(value: 2)
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncFetchesAHolderMergedAfterANotifier() {
@@ -109,7 +109,7 @@ private final class Slot: Fetchable {
     let received = Recorder<Int>()
     let observer = first.chain().merge(notifier.chain()).merge(last.chain()).do { received.append($0) }.sync()
     #expect(received.history == [1, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncFetchesAFetchOnlySourceAndSkipsOneThatCannotFetch() {
@@ -119,7 +119,7 @@ private final class Slot: Fetchable {
     let received = Recorder<Int>()
     let observer = holder.chain().merge(empty.chain()).merge(filled.chain()).do { received.append($0) }.sync()
     #expect(received.history == [1, 5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilASourceBroadcasts() {
@@ -130,7 +130,7 @@ private final class Slot: Fetchable {
     #expect(received.history == [])
     second.value = 5
     #expect(received.history == [5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncOnAMergeStartingFromANotifierDoesNotCompile() throws {
@@ -170,7 +170,7 @@ private final class Slot: Fetchable {
     first.value = 3
     second.value = 4
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func secondSourceDyingDoesNotBreakTheFirst() {
@@ -186,7 +186,7 @@ private final class Slot: Fetchable {
     first.value = 3
     #expect(received.history == [1, 2, 3])
     #expect(!observer.isInvalidated)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func firstSourceDyingDoesNotBreakTheSecond() {
@@ -200,7 +200,7 @@ private final class Slot: Fetchable {
     #expect(weakFirst == nil)
     second.notify(value: 2)
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mergeDoesNotRetainItsSources() {
@@ -251,7 +251,7 @@ private final class Slot: Fetchable {
     #expect(log.history == ["merged 1", "second 3", "first 1", "first 2"])
     second.notify(value: 4)
     #expect(log.history == ["merged 1", "second 3", "first 1", "first 2", "merged 4", "second 4"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func handlerWritingBothHolderSourcesLeavesThemOnTheWrittenValues() {
@@ -275,7 +275,7 @@ private final class Slot: Fetchable {
     #expect(log.history == ["merged 1", "second 2", "first 1", "first 3"])
     second.value = 5
     #expect(log.history == ["merged 1", "second 2", "first 1", "first 3", "merged 5", "second 5"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func anotherChainSendingIntoTheSecondSourceDuringADeliveryReachesTheMergedChain() {
@@ -288,7 +288,7 @@ private final class Slot: Fetchable {
     ]
     first.notify(value: 1)
     #expect(received.history == [1, 10])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Concurrency
@@ -314,6 +314,6 @@ private final class Slot: Fetchable {
       let fromThread = history.filter { $0 / perThread == thread }
       #expect(fromThread == Array(thread * perThread..<(thread + 1) * perThread))
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -11,7 +11,7 @@ import Testing
     notifier.notify(value: 1)
     notifier.notify(value: 2)
     #expect(received.history == [.some(1), .some(2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func optionalWrapsNilInsteadOfFlatteningIt() {
@@ -21,7 +21,7 @@ import Testing
     notifier.notify(value: nil)
     notifier.notify(value: 3)
     #expect(received.history == [.some(nil), .some(.some(3))])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func optionalFeedsAHolderOfOptionalsOnSync() {
@@ -31,7 +31,7 @@ import Testing
     #expect(selection.value == "Ann")
     name.value = "Bob"
     #expect(selection.value == "Bob")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func optionalWrapsTheSyncedValueOfAUserHolder() {
@@ -41,7 +41,7 @@ import Testing
     #expect(received.history == [.some(3)])
     holder.value = 4
     #expect(received.history == [.some(3), .some(4)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func optionalOnEndSendsNothingUntilABroadcast() {
@@ -56,7 +56,7 @@ import Testing
     notifier.notify(value: 5)
     holder.value = 2
     #expect(received.history == [.some(5), .some(2)])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func invalidatedOptionalDeliversNothingMore() {
@@ -80,7 +80,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = source.chain().optional().do { value in
-        _ = token
+        withExtendedLifetime(token) {}
         received.append(value)
       }.end()
       source.notify(value: 1)
@@ -101,7 +101,7 @@ import Testing
     let observer = notifier.chain().unwrap().do { received.append($0) }.end()
     for value in [1, nil, 2, nil, nil, 3] { notifier.notify(value: value) }
     #expect(received.history == [1, 2, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncedNilIsNotDeliveredByUnwrap() {
@@ -112,7 +112,7 @@ import Testing
     holder.value = 3
     holder.value = nil
     #expect(received.history == [3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncedValueIsUnwrapped() {
@@ -126,7 +126,7 @@ import Testing
     #expect(received.history == [4])
     user.value = 2
     #expect(received.history == [4, 200])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func unwrapOnEndSendsNothingUntilABroadcast() {
@@ -142,7 +142,7 @@ import Testing
     notifier.notify(value: 5)
     holder.value = 2
     #expect(received.history == [5, 2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func invalidatedUnwrapDeliversNothingMore() {
@@ -166,7 +166,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = source.chain().unwrap().do { value in
-        _ = token
+        withExtendedLifetime(token) {}
         received.append(value)
       }.sync()
       source.value = nil
@@ -188,7 +188,7 @@ import Testing
     let observer = notifier.chain().compactMap { Int($0) }.do { received.append($0) }.end()
     for text in ["1", "x", "22", ""] { notifier.notify(value: text) }
     #expect(received.history == [1, 22])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func compactMapTransformsTheSyncedValue() {
@@ -202,7 +202,7 @@ import Testing
     #expect(received.history == [12])
     word.value = "7"
     #expect(received.history == [12, 7])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func compactMapTransformsTheSyncedValueOfAUserHolder() {
@@ -216,7 +216,7 @@ import Testing
     #expect(received.history == [2])
     odd.value = 8
     #expect(received.history == [2, 4])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func compactMapOnEndSendsNothingUntilABroadcast() {
@@ -232,7 +232,7 @@ import Testing
     notifier.notify(value: 3)
     holder.value = "2"
     #expect(received.history == [30, 2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func invalidatedCompactMapIsNotCalledAndDeliversNothing() {
@@ -261,7 +261,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = source.chain().compactMap { value -> Int? in
-        _ = token
+        withExtendedLifetime(token) {}
         return value > 0 ? value : nil
       }.do { received.append($0) }.end()
       source.notify(value: 1)
@@ -285,7 +285,7 @@ import Testing
     notifier.notify(value: 1)
     notifier.notify(value: 2)
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func forceUnwrapUnwrapsTheSyncedValue() {
@@ -299,7 +299,7 @@ import Testing
     #expect(received.history == [1, 700])
     holder.value = 2
     #expect(received.history == [1, 700, 2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func forceUnwrapOnEndIgnoresTheCurrentNil() {
@@ -314,7 +314,7 @@ import Testing
     holder.value = 5
     notifier.notify(value: 6)
     #expect(received.history == [5, 600])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func invalidatedForceUnwrapIgnoresALaterNil() {
@@ -339,7 +339,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = source.chain().forceUnwrap().do { value in
-        _ = token
+        withExtendedLifetime(token) {}
         received.append(value)
       }.end()
       source.notify(value: 1)
@@ -358,7 +358,7 @@ import Testing
       let observer = notifier.chain().forceUnwrap().do { _ in }.end()
       notifier.notify(value: 1)
       notifier.notify(value: nil)
-      _ = observer
+      withExtendedLifetime(observer) {}
     }
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Chain.forceUnwrap(): a nil value of Optional<Int> reached forceUnwrap()"))
@@ -367,7 +367,7 @@ import Testing
   @Test func forceUnwrapOfASyncedNilStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let observer = ValueHolder<String?>(nil).chain().forceUnwrap().sync()
-      _ = observer
+      withExtendedLifetime(observer) {}
     }
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Chain.forceUnwrap(): a nil value of Optional<String> reached forceUnwrap()"))

@@ -25,7 +25,7 @@ import Testing
     let observer = notifier.chain().prefix(2).do { received.append($0) }.end()
     for value in 1...4 { notifier.notify(value: value) }
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func observerIsInvalidatedRightAfterTheNthValue() {
@@ -68,7 +68,7 @@ import Testing
     let observer = notifier.chain().do { before.append($0) }.prefix(2).end()
     for value in 1...4 { notifier.notify(value: value) }
     #expect(before.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func prefixAfterEachStopsInTheMiddleOfASequence() {
@@ -215,7 +215,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = source.chain().prefix(3).do { value in
-        _ = token
+        withExtendedLifetime(token) {}
         received.append(value)
       }.end()
       source.notify(value: 1)
@@ -241,7 +241,7 @@ import Testing
     #expect(weakToken != nil)
     notifier.notify(value: 2)
     #expect(weakToken == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func retainedSourceIsReleasedAfterTheNthValue() {
@@ -259,7 +259,7 @@ import Testing
     weakSource?.notify(value: 2)
     #expect(weakSource == nil)
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test(arguments: One.allCases)
@@ -282,7 +282,7 @@ import Testing
     #expect(weakSource == nil)
     #expect(weakReceiver == nil)
     #expect(weakToken == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Reentrancy
@@ -332,7 +332,7 @@ import Testing
     #expect(holder.value == 11)
     #expect(later.history == [10, 11])
     #expect(observers[0].isInvalidated)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Concurrency

@@ -12,7 +12,7 @@ import Testing
     notifier.notify(value: 2)
     notifier.notify(value: 2)
     #expect(received.history == ["tick", "tick", "tick"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replaceGivesVoidValuesAType() {
@@ -22,7 +22,7 @@ import Testing
     tapped.notify()
     tapped.notify()
     #expect(received.history == [42, 42])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replaceSendsTheSameInstanceEveryTime() {
@@ -34,7 +34,7 @@ import Testing
     notifier.notify(value: 2)
     #expect(received.count == 2)
     #expect(received.history.allSatisfy { $0 === token })
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replaceWithVoidSendsOneVoidPerValue() {
@@ -45,7 +45,7 @@ import Testing
     notifier.notify(value: "b")
     notifier.notify(value: "b")
     #expect(received.count == 3)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - sync and end
@@ -57,7 +57,7 @@ import Testing
     #expect(received.history == ["changed"])
     holder.value = 2
     #expect(received.history == ["changed", "changed"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replaceWithVoidSendsOnceOnSyncFromAUserHolder() {
@@ -67,7 +67,7 @@ import Testing
     #expect(received.count == 1)
     holder.value = 4
     #expect(received.count == 2)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replaceSendsOnceOnSyncFromAUserHolder() {
@@ -77,7 +77,7 @@ import Testing
     #expect(received.history == ["set"])
     holder.value = 5
     #expect(received.history == ["set", "set"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endOnAFetchableSourceSendsNothingUntilAChange() {
@@ -93,7 +93,7 @@ import Testing
     holder.value = "Bob"
     #expect(replaced.history == [1])
     #expect(voided.count == 1)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func endOnANonFetchableSourceSendsOnlyOnBroadcasts() {
@@ -110,7 +110,7 @@ import Testing
     notifier.notify(value: 1)
     #expect(replaced.history == ["x", "x"])
     #expect(voided.count == 2)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Lifetime
@@ -143,7 +143,7 @@ import Testing
       weakToken = token
       observers = [
         source.chain().replace("x").do { value in
-          _ = token
+          withExtendedLifetime(token) {}
           replaced.append(value)
         }.end(),
         source.chain().replaceWithVoid().do { voided.append($0) }.end(),
@@ -171,7 +171,7 @@ import Testing
     #expect(weakToken != nil)
     observer?.invalidate()
     #expect(weakToken == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Reentrancy
@@ -190,7 +190,7 @@ import Testing
     // Each write reaches the watcher, then the reset; the reset's echo is
     // skipped by the resetting chain.
     #expect(seen.history == [5, 0, 7, 0])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func replaceWithVoidHandlerNotifyingItsOwnSourceReachesOnlyOtherChains() {
@@ -207,6 +207,6 @@ import Testing
     notifier.notify(value: 1)
     #expect(own.count == 1)
     #expect(other.history == [1, 99])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 }

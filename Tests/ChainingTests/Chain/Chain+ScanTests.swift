@@ -12,7 +12,7 @@ import Testing
     notifier.notify(value: 5)
     notifier.notify(value: -3)
     #expect(received.history == [10, 15, 12])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func scanCanAccumulateIntoAnotherType() {
@@ -22,7 +22,7 @@ import Testing
     notifier.notify(value: 3)
     notifier.notify(value: 1)
     #expect(received.history == [[3], [3, 1]])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func scanCombinesTheResultSoFarWithEachValue() {
@@ -35,7 +35,7 @@ import Testing
     notifier.notify(value: "a")
     notifier.notify(value: "b")
     #expect(calls.history == ["+a", "a+b"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - sync and end
@@ -47,7 +47,7 @@ import Testing
     #expect(received.history == [11])
     holder.value = 5
     #expect(received.history == [11, 16])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncedValueOfAUserHolderIsAccumulated() {
@@ -57,7 +57,7 @@ import Testing
     #expect(received.history == [200])
     holder.value = 3
     #expect(received.history == [200, 600])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endStartsFromTheInitialResultWithoutTheCurrentValue() {
@@ -67,7 +67,7 @@ import Testing
     #expect(received.history.isEmpty)
     holder.value = 5
     #expect(received.history == [5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endOnANonFetchableSourceAccumulatesOnlyBroadcasts() {
@@ -78,7 +78,7 @@ import Testing
     notifier.notify(value: 1)
     notifier.notify(value: 2)
     #expect(received.history == [1, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - State per chain
@@ -141,7 +141,7 @@ import Testing
       weakSource = source
       weakToken = token
       observer = source.chain().scan(0) { result, value in
-        _ = token
+        withExtendedLifetime(token) {}
         return result + value
       }.do { received.append($0) }.end()
       source.notify(value: 1)
@@ -169,7 +169,7 @@ import Testing
     #expect(weakSource == nil)
     #expect(received.history == [1, 3])
     #expect(observer?.isInvalidated == false)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func accumulatedResultIsHeldUntilTheObserverIsInvalidated() {
@@ -185,7 +185,7 @@ import Testing
     #expect(weakResult != nil)
     observer?.invalidate()
     #expect(weakResult == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Reentrancy
@@ -199,7 +199,7 @@ import Testing
     ]
     holder.value = 1
     #expect(received.history == [1, 3])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func scanHandlerWritingItsOwnHolderDoesNotAccumulateItsWrite() {
@@ -213,7 +213,7 @@ import Testing
     holder.value = 2
     #expect(received.history == [1, 3])
     #expect(holder.value == 100)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Concurrency
@@ -241,6 +241,6 @@ import Testing
       // Every value is positive, so every result is larger than the one before.
       #expect(zip(history, history.dropFirst()).allSatisfy { $0 < $1 })
     }
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 }

@@ -22,7 +22,7 @@ private final class Label {
     notifier.notify(value: 2)
     #expect(label.writes == ["number 1", "number 2"])
     #expect(after.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToKeyPathWritesTheSyncedValue() {
@@ -32,7 +32,7 @@ private final class Label {
     #expect(label.text == "Inbox")
     title.value = "Archive"
     #expect(label.text == "Archive")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToKeyPathOnANotifierWritesNothingUntilItSends() {
@@ -43,7 +43,7 @@ private final class Label {
     #expect(label.text == "unchanged")
     notifier.notify(value: "sent")
     #expect(label.text == "sent")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToKeyPathWritesPropertiesOfTheValueType() {
@@ -52,7 +52,7 @@ private final class Label {
     let observer = holder.chain().map(\.count).sendTo(label, \.number).sync()
     holder.value = "de"
     #expect(label.writes == ["number 3", "number 2"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToKeyPathHoldsTheObjectWeakly() {
@@ -69,7 +69,7 @@ private final class Label {
     // The released object is skipped; the rest of the chain still runs.
     notifier.notify(value: "a")
     #expect(after.history == ["a"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToKeyPathSkipsAnObjectReleasedMidStream() {
@@ -85,7 +85,7 @@ private final class Label {
     #expect(weakLabel == nil)
     holder.value = 3
     #expect(after.history == [1, 2, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToKeyPathStopsWritingOnceInvalidated() {
@@ -113,7 +113,7 @@ private final class Label {
     // Box is not Equatable: the write back into b is an echo of the b→a
     // chain and is skipped there.
     #expect(crossings.history == ["a→b 1", "b→a 2", "a→b 2"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func concurrentWritesLeaveTheBoundPropertyOnTheHoldersLatestValue() {
@@ -128,7 +128,7 @@ private final class Label {
     #expect(label.number == holder.value)
     // Every write changed the value, so every write reached the label once.
     #expect(label.writes.count == 1 + 4 * 2_500)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - sendTo(_:from:)
@@ -151,7 +151,7 @@ private final class Label {
     #expect(cityLabel.history == ["Oslo", "Bergen"])
     #expect(after.history.map(\.0) == ["Ann", "Ann"])
     #expect(after.history.map(\.1) == ["Oslo", "Bergen"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToFromRoutesOneSideOfATupleIncludingItsNil() {
@@ -162,7 +162,7 @@ private final class Label {
     age.notify(value: 30)
     name.notify(value: "Ann")
     #expect(ages.history == [30, nil])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToFromRoutesAnyPropertyOfTheValue() {
@@ -173,7 +173,7 @@ private final class Label {
     word.value = "de"
     #expect(lengths.history == [3, 2])
     #expect(words.history == ["abc", "de"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToFromHoldsTheReceiverWeakly() {
@@ -190,7 +190,7 @@ private final class Label {
     #expect(weakReceiver == nil)
     holder.value = (2, "b")
     #expect(after.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToFromStopsOnceInvalidated() {
@@ -216,6 +216,6 @@ private final class Label {
     #expect(log.history == ["pair 0 0", "pair 1 1", "boxes 1"])
     #expect(pair.value.0 == 9)
     #expect(boxes.value.number == 1)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 }

@@ -10,7 +10,7 @@ import Testing
     notifier.notify(value: 7)
     #expect(receiver.history == [7])
     #expect(after.history == [7])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToHoldsTheReceiverWeakly() {
@@ -27,7 +27,7 @@ import Testing
     // The released receiver is skipped; the rest of the chain still runs.
     notifier.notify(value: 1)
     #expect(after.history == [1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToARetainedReceiverKeepsItUntilInvalidation() {
@@ -43,7 +43,7 @@ import Testing
     #expect(weakReceiver?.history == [4])
     observer?.invalidate()
     #expect(weakReceiver == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sendToDeliversTheSyncedValue() {
@@ -51,7 +51,7 @@ import Testing
     let receiver = RecordingReceiver<String>()
     let observer = holder.chain().sendTo(receiver).sync()
     #expect(receiver.history == ["now"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func retainOnAnObjectThatIsBothSourceAndReceiverIsUnambiguous() {
@@ -59,6 +59,6 @@ import Testing
     let target = ValueHolder(0)
     let observer = source.retain().chain().sendTo(target.retain()).sync()
     #expect(target.value == 1)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -12,7 +12,7 @@ import Testing
     notifier.notify(value: 1)
     notifier.notify(value: 2)
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func valuesStopWhileSuspendedAndResumeSendsTheLatestHeldValueOfAHolder() {
@@ -29,7 +29,7 @@ import Testing
     #expect(received.history == [0, 3])
     holder.value = 4
     #expect(received.history == [0, 3, 4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func resumeReplaysAHeldValueOnlyOnce() {
@@ -43,7 +43,7 @@ import Testing
     suspender.suspend()
     suspender.resume()
     #expect(received.history == [0, 1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func resumeWithNothingHeldSendsNothing() {
@@ -54,7 +54,7 @@ import Testing
     suspender.suspend()
     suspender.resume()
     #expect(received.history == [0])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func notifierValuesSentWhileSuspendedAreNotReplayed() {
@@ -70,7 +70,7 @@ import Testing
     #expect(received.history == [1])
     notifier.notify(value: 4)
     #expect(received.history == [1, 4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func stepsBeforeSuspendKeepRunningWhileSuspended() {
@@ -85,7 +85,7 @@ import Testing
     suspender.resume()
     #expect(before.history == [0, 1, 2])
     #expect(after.history == [0, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mergedChainReplaysWhenAnyOfItsSourcesIsFetchable() {
@@ -110,7 +110,7 @@ import Testing
     #expect(fromHolderFirst.history == [2])
     #expect(fromNotifierFirst.history == [2])
     #expect(fromNotifiersOnly.history == [])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - sync and end
@@ -121,7 +121,7 @@ import Testing
     let received = Recorder<Int>()
     let observer = holder.chain().suspend(suspender).do { received.append($0) }.sync()
     #expect(received.history == [5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncWhileSuspendedHoldsTheFetchedValueBackUntilResume() {
@@ -132,7 +132,7 @@ import Testing
     #expect(received.history == [])
     suspender.resume()
     #expect(received.history == [5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncWhileSuspendedIsReplacedByALaterValue() {
@@ -143,7 +143,7 @@ import Testing
     holder.value = 6
     suspender.resume()
     #expect(received.history == [6])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endWhileSuspendedHasNothingToSendOnResume() {
@@ -155,7 +155,7 @@ import Testing
     #expect(received.history == [])
     holder.value = 6
     #expect(received.history == [6])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func chainOnANotifierStartedWhileSuspendedPassesValuesOnlyAfterResume() {
@@ -167,7 +167,7 @@ import Testing
     suspender.resume()
     notifier.notify(value: 2)
     #expect(received.history == [2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Shared suspender
@@ -194,7 +194,7 @@ import Testing
     notifier.notify(value: "y")
     #expect(fromHolder.history == ["a", "b", "c"])
     #expect(fromNotifier.history == ["y"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func invalidatingOneChainOfASharedSuspenderLeavesTheOtherWorking() {
@@ -210,7 +210,7 @@ import Testing
     suspender.resume()
     #expect(first.history == [0])
     #expect(second.history == [0, 1])
-    _ = secondObserver
+    withExtendedLifetime(secondObserver) {}
   }
 
   // MARK: - Lifetime
@@ -242,7 +242,7 @@ import Testing
     #expect(weakHolder == nil)
     suspender.resume()
     #expect(received.history == [0, 1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func observerKeepsTheSuspenderAliveUntilInvalidated() {
@@ -263,7 +263,7 @@ import Testing
     #expect(received.history == [0, 1])
     observer?.invalidate()
     #expect(weakSuspender == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func invalidatingReleasesTheClosuresAroundTheSuspendStep() {
@@ -289,7 +289,7 @@ import Testing
     #expect(weakHolder == nil)
     #expect(weakBeforeToken == nil)
     #expect(weakAfterToken == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Reentrancy
@@ -306,7 +306,7 @@ import Testing
     #expect(received.history == [0])
     suspender.resume()
     #expect(received.history == [0, 1])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func handlerOfAnotherChainResumingReleasesTheHeldValue() {
@@ -322,7 +322,7 @@ import Testing
     holder.value = 1
     trigger.notify()
     #expect(received.history == [0, 1])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func handlerSuspendingItsOwnChainHoldsBackLaterValues() {
@@ -340,7 +340,7 @@ import Testing
     #expect(received.history == [0, 1])
     suspender.resume()
     #expect(received.history == [0, 1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func stepBeforeSuspendResumingTheChainReleasesTheValueOnceItIsHeld() {
@@ -358,7 +358,7 @@ import Testing
     #expect(received.history == [2])
     holder.value = 3
     #expect(received.history == [2, 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func valueWrittenByAnotherHandlerWhileSuspendedReplacesTheHeldValue() {
@@ -375,7 +375,7 @@ import Testing
     suspender.resume()
     // The chain held 1, then 2 replaced it; the latest is sent once.
     #expect(received.history == [0, 2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Concurrency
@@ -402,6 +402,6 @@ import Testing
     #expect(history.first == -1)
     #expect(history.last == writes - 1)
     #expect(zip(history, history.dropFirst()).allSatisfy { $0 < $1 })
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -15,7 +15,7 @@ import Testing
     name.notify(value: "Bob")
     #expect(received.history.map(\.0) == ["Ann", nil, nil, "Bob"])
     #expect(received.history.map(\.1) == [nil, 30, 31, nil])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func tupleOfATupleNestsThePairOnTheFirstSide() {
@@ -33,7 +33,7 @@ import Testing
     second.notify(value: "b")
     first.notify(value: 1)
     #expect(received.history == ["-1 - true", "-1 b -", "1 - -"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func tupleCarriesOptionalValuesAsNestedOptionals() {
@@ -47,7 +47,7 @@ import Testing
     #expect(received.history.map { $0.0 == .some(nil) } == [true, false])
     #expect(received.history.map { $0.0 == nil } == [false, true])
     #expect(received.history.map(\.1) == [nil, "x"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - sync and end
@@ -62,7 +62,7 @@ import Testing
     age.value = 31
     #expect(received.history.map(\.0) == ["Ann", nil, nil])
     #expect(received.history.map(\.1) == [nil, 30, 31])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncOfAHolderTupledWithANotifierSendsOnlyTheHoldersSide() {
@@ -75,7 +75,7 @@ import Testing
     age.notify(value: 30)
     #expect(received.history.map(\.0) == ["Ann", nil])
     #expect(received.history.map(\.1) == [nil, 30])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilASourceBroadcasts() {
@@ -87,7 +87,7 @@ import Testing
     age.value = 31
     #expect(received.history.map(\.0) == [nil])
     #expect(received.history.map(\.1) == [31])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Lifetime
@@ -120,7 +120,7 @@ import Testing
     #expect(received.history.map(\.0) == ["Ann", nil, "Bob"])
     #expect(received.history.map(\.1) == [nil, 30, nil])
     #expect(!observer.isInvalidated)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func tupleDoesNotRetainItsSources() {
@@ -168,7 +168,7 @@ import Testing
     #expect(log.history == ["tuple 1 -", "word b", "number 1", "number 2"])
     word.notify(value: "c")
     #expect(log.history == ["tuple 1 -", "word b", "number 1", "number 2", "tuple -1 c", "word c"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Concurrency
@@ -198,6 +198,6 @@ import Testing
       let fromThread = values.filter { $0 / perThread == thread }
       #expect(fromThread == Array(thread * perThread..<(thread + 1) * perThread))
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -17,7 +17,7 @@ import Testing
       .do { received.append($0) }.end()
     notifyOneToSix(notifier)
     #expect(received.history == ["v2", "v4", "v6"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func filterThenFilter() {
@@ -27,7 +27,7 @@ import Testing
       .do { received.append($0) }.end()
     notifyOneToSix(notifier)
     #expect(received.history == [2, 3, 4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func filterThenCompactMap() {
@@ -37,7 +37,7 @@ import Testing
       .do { received.append($0) }.end()
     notifyOneToSix(notifier)
     #expect(received.history == [30, 50, 60])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func compactMapFirstThenMapAndFilter() {
@@ -62,7 +62,7 @@ import Testing
       .do { received.append($0) }.end()
     notifyOneToSix(notifier)
     #expect(received.history == [8, 10, 12])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mapThenFilterThenFilterThenMap() {
@@ -73,7 +73,7 @@ import Testing
       .do { received.append($0) }.end()
     notifyOneToSix(notifier)
     #expect(received.history == ["6", "9", "12", "15"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func stepsAfterAnotherKindOfStep() {
@@ -86,7 +86,7 @@ import Testing
     notifyOneToSix(notifier)
     #expect(received.history == ["2", "6", "8", "10"])
     #expect(seen.history == [1, 2, 3, 4, 5, 6])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func composedStepsRunWhenNothingFollowsThem() {
@@ -129,7 +129,7 @@ import Testing
     #expect(received.history.isEmpty)
     holder.value = 3
     #expect(received.history == [3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func composedClosuresAreReleasedWithTheObserver() {
@@ -143,11 +143,11 @@ import Testing
       weakCompactMap = compactMapToken
       observer = Notifier<Int>().chain()
         .filter { _ in
-          _ = filterToken
+          withExtendedLifetime(filterToken) {}
           return true
         }
         .compactMap { value -> Int? in
-          _ = compactMapToken
+          withExtendedLifetime(compactMapToken) {}
           return value
         }
         .do { _ in }.end()
@@ -156,6 +156,6 @@ import Testing
     observer?.invalidate()
     #expect(weakFilter == nil)
     #expect(weakCompactMap == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

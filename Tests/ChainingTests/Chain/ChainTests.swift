@@ -19,7 +19,7 @@ import Testing
         "do 2", "after map 20", "v20",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }
 
@@ -61,7 +61,7 @@ import Testing
       func once() {
         let chain = ValueHolder(1).chain()
         let observer = chain.map { $0 + 1 }.sync()
-        _ = observer
+        withExtendedLifetime(observer) {}
       }
       """
     )
@@ -83,7 +83,7 @@ import Testing
         let chain = ValueHolder(1).chain()
         let observer = chain.sync()
         _ = chain.map { $0 }
-        _ = observer
+        withExtendedLifetime(observer) {}
       }
       """
     )

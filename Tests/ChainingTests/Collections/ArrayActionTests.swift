@@ -13,7 +13,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.receive(value: .set([7]))
     #expect(holder.raw == [7])
     #expect(received.history == [.set([7])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingAppendAppends() {
@@ -23,7 +23,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.receive(value: .append(2))
     #expect(holder.raw == [1, 2])
     #expect(received.history == [.inserted(at: 1, element: 2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingAppendContentsOfSendsOneInsertedPerElement() {
@@ -34,7 +34,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.receive(value: .appendContentsOf([]))
     #expect(holder.raw == [1, 2, 3])
     #expect(received.history == [.inserted(at: 1, element: 2), .inserted(at: 2, element: 3)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingInsertInsertsAtTheIndex() {
@@ -44,7 +44,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.receive(value: .insert(2, at: 1))
     #expect(holder.raw == [1, 2, 3])
     #expect(received.history == [.inserted(at: 1, element: 2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingRemoveRemovesAtTheIndex() {
@@ -54,7 +54,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.receive(value: .remove(at: 0))
     #expect(holder.raw == [2, 3])
     #expect(received.history == [.removed(at: 0, element: 1)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingRemoveAllEmptiesAndSendsNothingWhenAlreadyEmpty() {
@@ -65,7 +65,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.receive(value: .removeAll)
     #expect(holder.raw == [])
     #expect(received.history == [.set([])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingReplaceReplacesAtTheIndex() {
@@ -75,7 +75,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.receive(value: .replace(9, at: 1))
     #expect(holder.raw == [1, 9])
     #expect(received.history == [.replaced(at: 1, element: 9)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingMoveMovesAndSendsNothingForTheSameIndex() {
@@ -86,7 +86,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.receive(value: .move(at: 1, to: 1))
     #expect(holder.raw == [3, 1, 2])
     #expect(received.history == [.moved(at: 2, to: 0, element: 3)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func actionsSentThroughAChainDriveTheHolder() {
@@ -99,7 +99,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     commands.notify(value: .insert(0, at: 0))
     commands.notify(value: .replace(5, at: 2))
     #expect(holder.raw == [0, 3, 5])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingAnActionWithAnIndexOutOfRangeStopsWithTheMethodsMessage() async {
@@ -176,7 +176,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
         .set([4, 3, 2, 1]),
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mirrorSendsTheSameEventsAsItsSource() {
@@ -210,7 +210,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
         .set([]),
       ]
     )
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func mirrorOfAMirrorFollowsTheSource() {
@@ -227,7 +227,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     source.remove(at: 0)
     #expect(middle.raw == [3, 1])
     #expect(last.raw == [3, 1])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func mirrorStopsFollowingOnceInvalidated() {
@@ -257,6 +257,6 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(source.count == 2_002)
     #expect(mirror.raw == source.raw)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

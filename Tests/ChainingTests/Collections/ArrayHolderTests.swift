@@ -47,7 +47,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     let received = Recorder<ArrayHolder<String>.Event>()
     let observer = holder.chain().do { received.append($0) }.sync()
     #expect(received.history == [.fetched(["a", "b"])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilAWrite() {
@@ -57,7 +57,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     #expect(received.history == [])
     holder.append(3)
     #expect(received.history == [.inserted(at: 2, element: 3)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func setReplacesEverythingAndSendsSet() {
@@ -71,7 +71,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     #expect(holder.raw == [])
     // `set` sends even when the array does not change.
     #expect(received.history == [.set([7, 8]), .set([7, 8]), .set([])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func appendSendsInsertedAtTheLastIndex() {
@@ -82,7 +82,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.append(4)
     #expect(holder.raw == [1, 2, 3, 4])
     #expect(received.history == [.inserted(at: 2, element: 3), .inserted(at: 3, element: 4)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func appendContentsOfSendsOneInsertedPerElementInOrder() {
@@ -98,7 +98,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
         .inserted(at: 3, element: 7),
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func appendContentsOfAnySequenceAppendsItsElements() {
@@ -114,7 +114,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
         .inserted(at: 2, element: 30),
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func appendContentsOfNothingSendsNothing() {
@@ -124,7 +124,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.append(contentsOf: [])
     #expect(holder.raw == [1])
     #expect(received.history == [])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func insertSendsInsertedAtTheGivenIndex() {
@@ -142,7 +142,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
         .inserted(at: 2, element: 5),
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeReturnsTheElementAndSendsRemoved() {
@@ -155,7 +155,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     #expect(last == 3)
     #expect(holder.raw == [1])
     #expect(received.history == [.removed(at: 1, element: 2), .removed(at: 1, element: 3)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeAllSendsOneEmptySet() {
@@ -165,7 +165,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.removeAll()
     #expect(holder.raw == [])
     #expect(received.history == [.set([])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeAllOnAnEmptyArraySendsNothing() {
@@ -178,7 +178,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.removeAll()
     #expect(holder.raw == [])
     #expect(received.history == [.inserted(at: 0, element: 1), .set([])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replaceSendsReplaced() {
@@ -189,7 +189,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.replace(20, at: 1)  // sent even when equal
     #expect(holder.raw == [1, 20, 3])
     #expect(received.history == [.replaced(at: 1, element: 20), .replaced(at: 1, element: 20)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func subscriptSetSendsReplaced() {
@@ -199,7 +199,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder[0] = "z"
     #expect(holder.raw == ["z", "b"])
     #expect(received.history == [.replaced(at: 0, element: "z")])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func moveSendsMovedWithTheMovedElement() {
@@ -211,7 +211,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.move(at: 2, to: 1)
     #expect(holder.raw == [1, 3, 2, 0])
     #expect(received.history == [.moved(at: 0, to: 3, element: 0), .moved(at: 2, to: 1, element: 3)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func moveToTheSameIndexChangesNothingAndSendsNothing() {
@@ -221,7 +221,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     holder.move(at: 1, to: 1)
     #expect(holder.raw == [0, 1, 2])
     #expect(received.history == [])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func everyChainReceivesEveryEventInWriteOrder() {
@@ -241,7 +241,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     #expect(first.history == [.fetched([1])] + expected)
     #expect(second.history == expected)
     #expect(replay(first.history) == [2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func invalidatedObserverReceivesNothing() {
@@ -296,7 +296,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(pass)
     #expect(performed == Set(ArrayWrite.allCases))
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: Bad indices
@@ -405,7 +405,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     observer?.invalidate()
     #expect(weakToken == nil)
     holder.append(2)  // nothing left to deliver to
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func releasingTheObserverReleasesWhatTheHandlersCapture() {
@@ -416,7 +416,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
       weakToken = token
       let observer = holder.chain().map { _ in token }.do { _ in }.sync()
       #expect(weakToken != nil)
-      _ = observer
+      withExtendedLifetime(observer) {}
     }
     #expect(weakToken == nil)
   }
@@ -469,7 +469,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     #expect(overwritten != nil)
     holder.set([])
     #expect(overwritten == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: Thread safety
@@ -510,7 +510,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
       let fromThread = raw.filter { $0 / 100_000 == thread }
       #expect(fromThread == Array(thread * 100_000..<thread * 100_000 + perThread))
     }
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func concurrentMixedWritesAndReadsKeepEveryChainInStep() {
@@ -575,7 +575,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     #expect(holder.count == 2 + 2 * rounds)
     #expect(replay(history) == holder.raw)
     #expect(mirror.raw == holder.raw)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func concurrentAppendContentsOfRunsStayContiguous() {
@@ -605,7 +605,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(runs == (0..<batches).map { batch in (0..<5).map { batch * 5 + $0 } })
     #expect(replay(received.history) == holder.raw)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncWhileAnotherThreadIsDeliveringGivesACopyTheLaterEventsKeepExact() {
@@ -681,7 +681,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     )
     #expect(replay(other.history) == holder.raw)
     #expect(mirror.raw == holder.raw)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func aWriteFromAMiddleChainReachesTheEarlierChainAfterTheLaterOne() {
@@ -712,7 +712,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
       ]
     )
     #expect(holder.raw == [10, 1])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func handlerAppendingOnEveryInsertDoesNotLoopOnItsOwnWrites() {
@@ -741,7 +741,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
         .inserted(at: 3, element: 51),
       ]
     )
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func aWriteDuringAppendContentsOfComesAfterTheWholeRun() {
@@ -765,7 +765,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
         .inserted(at: 3, element: 99),
       ]
     )
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func chainSyncedInsideAHandlerAfterAQueuedWriteStaysExact() {

@@ -13,7 +13,7 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
     holder.receive(value: .set(["b": 2]))
     #expect(holder.raw == ["b": 2])
     #expect(received.history == [.set(["b": 2])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingUpdateOfANewKeyInserts() {
@@ -23,7 +23,7 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
     holder.receive(value: .update(key: "b", value: 2))
     #expect(holder.raw == ["a": 1, "b": 2])
     #expect(received.history == [.inserted(key: "b", value: 2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingUpdateOfAnExistingKeyReplaces() {
@@ -33,7 +33,7 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
     holder.receive(value: .update(key: "a", value: 5))
     #expect(holder.raw == ["a": 5])
     #expect(received.history == [.replaced(key: "a", value: 5)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingRemoveRemovesAndSendsNothingForAnAbsentKey() {
@@ -44,7 +44,7 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
     holder.receive(value: .remove(key: "z"))
     #expect(holder.raw == ["b": 2])
     #expect(received.history == [.removed(key: "a", value: 1)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingRemoveAllEmptiesAndSendsNothingWhenAlreadyEmpty() {
@@ -55,7 +55,7 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
     holder.receive(value: .removeAll)
     #expect(holder.raw == [:])
     #expect(received.history == [.set([:])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func actionsSentThroughAChainDriveTheHolder() {
@@ -67,7 +67,7 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
     commands.notify(value: .update(key: "a", value: 4))
     commands.notify(value: .remove(key: "b"))
     #expect(holder.raw == ["a": 4, "c": 3])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: Events as actions
@@ -121,7 +121,7 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
         .set(["e": 5, "f": 6]),
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func mirrorSendsTheSameEventsAsItsSource() {
@@ -153,7 +153,7 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
         .set([:]),
       ]
     )
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func mirrorStopsFollowingOnceInvalidated() {
@@ -183,6 +183,6 @@ private typealias StringEvent = DictionaryHolder<String, Int>.Event
       }
     }
     #expect(mirror.raw == source.raw)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -48,7 +48,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     #expect(received.history == [.fetched(["a": 1, "b": 2])])
     holder["c"] = 3
     #expect(received.history == [.fetched(["a": 1, "b": 2]), .inserted(key: "c", value: 3)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilAWrite() {
@@ -58,7 +58,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     #expect(received.history == [])
     holder["a"] = 2
     #expect(received.history == [.replaced(key: "a", value: 2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func subscriptSetOfANewKeySendsInserted() {
@@ -68,7 +68,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     holder["b"] = 2
     #expect(holder.raw == ["a": 1, "b": 2])
     #expect(received.history == [.inserted(key: "b", value: 2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func subscriptSetOfAnExistingKeySendsReplaced() {
@@ -79,7 +79,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     holder["a"] = 5  // sent even when equal
     #expect(holder.raw == ["a": 5])
     #expect(received.history == [.replaced(key: "a", value: 5), .replaced(key: "a", value: 5)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func subscriptSetToNilSendsRemovedWithTheOldValue() {
@@ -89,7 +89,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     holder["a"] = nil
     #expect(holder.raw == ["b": 2])
     #expect(received.history == [.removed(key: "a", value: 1)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func subscriptSetToNilOfAnAbsentKeySendsNothing() {
@@ -99,7 +99,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     holder["z"] = nil
     #expect(holder.raw == ["a": 1])
     #expect(received.history == [])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeValueReturnsTheValueAndSendsRemoved() {
@@ -110,7 +110,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     #expect(removed == 2)
     #expect(holder.raw == ["a": 1])
     #expect(received.history == [.removed(key: "b", value: 2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeValueOfAnAbsentKeyReturnsNilAndSendsNothing() {
@@ -121,7 +121,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     #expect(removed == nil)
     #expect(holder.raw == ["a": 1])
     #expect(received.history == [])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeAllSendsOneEmptySet() {
@@ -131,7 +131,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     holder.removeAll()
     #expect(holder.raw == [:])
     #expect(received.history == [.set([:])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeAllOnAnEmptyDictionarySendsNothing() {
@@ -144,7 +144,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     holder.removeAll()
     #expect(holder.raw == [:])
     #expect(received.history == [.inserted(key: "a", value: 1), .set([:])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func setReplacesEverythingAndSendsSet() {
@@ -158,7 +158,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     #expect(holder.raw == [:])
     // `set` sends even when nothing changes.
     #expect(received.history == [.set(["x": 7, "y": 8]), .set(["x": 7, "y": 8]), .set([:])])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func everyChainReceivesEveryEventInWriteOrder() {
@@ -178,7 +178,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     #expect(first.history == [.fetched(["a": 1])] + expected)
     #expect(second.history == expected)
     #expect(replay(first.history) == ["a": 3])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func invalidatedObserverReceivesNothing() {
@@ -232,7 +232,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     }
     #expect(pass)
     #expect(performed == Set(DictionaryWrite.allCases))
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: Lifetime
@@ -267,7 +267,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     observer?.invalidate()
     #expect(weakToken == nil)
     holder["b"] = 2  // nothing left to deliver to
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func holdersBoundByAnObserverAreReleasedWhileItLives() {
@@ -320,7 +320,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     #expect(overwritten != nil)
     holder.set([:])
     #expect(overwritten == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: Thread safety
@@ -373,7 +373,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     #expect(raw.values.allSatisfy { $0 == 2 })
     #expect(replay(history) == raw)
     #expect(mirror.raw == raw)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func concurrentWritesOfSharedKeysKeepEveryChainInStep() {
@@ -399,7 +399,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
 
     #expect(replay(received.history) == holder.raw)
     #expect(mirror.raw == holder.raw)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func syncWhileAnotherThreadIsDeliveringGivesACopyTheLaterEventsKeepExact() {
@@ -473,7 +473,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
     )
     #expect(replay(other.history) == holder.raw)
     #expect(mirror.raw == holder.raw)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func aWriteFromAMiddleChainReachesTheEarlierChainAfterTheLaterOne() {
@@ -504,7 +504,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
       ]
     )
     #expect(holder.raw == [:])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func handlerWritingOnEveryInsertDoesNotLoopOnItsOwnWrites() {
@@ -533,7 +533,7 @@ private typealias IntEvent = DictionaryHolder<Int, Int>.Event
         .inserted(key: "b+", value: 6),
       ]
     )
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func chainSyncedInsideAHandlerAfterAQueuedWriteStaysExact() {

@@ -81,7 +81,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     // Only the array: the elements' own current values are not relayed.
     #expect(received.history.map(names.describe) == ["fetched [a, b]"])
     #expect(names(holder.raw) == "[a, b]")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func everyWriteSendsTheSameEventsAsArrayHolder() {
@@ -179,7 +179,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "relayed 20 from b at 1", "relayed 10 from a at 0", "relayed 21 from b at 1",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func relayedIndexFollowsInsertsBeforeTheElement() {
@@ -200,7 +200,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "inserted c at 0", "relayed 11 from a at 2", "relayed 20 from b at 1", "relayed 30 from c at 0",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func relayedIndexFollowsRemovalsBeforeTheElement() {
@@ -218,7 +218,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "removed a at 0", "relayed 30 from c at 1", "removed b at 0", "relayed 31 from c at 0",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func relayedIndexFollowsMoves() {
@@ -236,7 +236,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "moved a from 0 to 2", "relayed 10 from a at 2", "relayed 20 from b at 0", "relayed 30 from c at 1",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func insertedAndAppendedElementsRelay() {
@@ -256,7 +256,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "relayed 30 from c at 3", "relayed 40 from d at 1",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removedElementStopsRelaying() {
@@ -270,7 +270,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     b.value = 20
     #expect(received.history.map(names.describe) == ["removed a at 0", "relayed 20 from b at 0"])
     #expect(!isObserved(a))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replacedElementStopsRelayingAndItsReplacementRelays() {
@@ -292,7 +292,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     )
     #expect(!isObserved(a))
     #expect(!isObserved(b))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replacingAnElementWithItselfKeepsRelayingItOnce() {
@@ -304,7 +304,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     holder.replace(a, at: 0)
     a.value = 10
     #expect(received.history.map(names.describe) == ["replaced at 0 by a", "relayed 10 from a at 0"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func setStopsRelayingEveryOldElementAndRelaysTheNewOnes() {
@@ -324,7 +324,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
       ]
     )
     #expect(!isObserved(a))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeAllStopsRelayingEveryElement() {
@@ -339,7 +339,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     #expect(received.history.map(names.describe) == ["set []"])
     #expect(!isObserved(a))
     #expect(!isObserved(b))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sameObjectStoredTwiceRelaysAtBothIndicesInTheOrderItsPositionsWereStored() {
@@ -362,7 +362,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "relayed 11 from a at 1", "relayed 11 from a at 3", "relayed 11 from a at 0",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removingOneOfTwoPositionsOfAnObjectKeepsRelayingTheOther() {
@@ -375,7 +375,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     a.value = 10
     #expect(received.history.map(names.describe) == ["removed a at 0", "relayed 10 from a at 1"])
     #expect(isObserved(a))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Lifetime
@@ -414,7 +414,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
       weakHolder = holder
       let observer = holder.chain().do { _ in }.sync()
       a.value = 10
-      _ = observer
+      withExtendedLifetime(observer) {}
     }
     #expect(weakHolder == nil)
     #expect(weakA == nil)
@@ -565,6 +565,6 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         #expect(fromThread == fromThread.sorted())
       }
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -77,7 +77,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     // Only the entries: the values' own current values are not relayed.
     #expect(received.history.map(names.describe) == ["fetched [x: a, y: b]"])
     #expect(names(holder.raw) == "[x: a, y: b]")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func everyWriteSendsTheSameEventsAsDictionaryHolder() {
@@ -162,7 +162,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "relayed 20 from y: b", "relayed 10 from x: a", "relayed 21 from y: b",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func insertedValuesRelay() {
@@ -180,7 +180,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "inserted x: a", "inserted y: b", "relayed 10 from x: a", "relayed 20 from y: b",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removedValueStopsRelaying() {
@@ -201,7 +201,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     )
     #expect(!isObserved(a))
     #expect(!isObserved(b))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replacedValueStopsRelayingAndItsReplacementRelays() {
@@ -223,7 +223,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     )
     #expect(!isObserved(a))
     #expect(!isObserved(b))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func storingTheSameInstanceAgainSendsReplacedAndKeepsRelayingItOnce() {
@@ -235,7 +235,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     holder["x"] = a
     a.value = 10
     #expect(received.history.map(names.describe) == ["replaced x by a", "relayed 10 from x: a"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func setStopsRelayingEveryOldValueAndRelaysTheNewOnes() {
@@ -255,7 +255,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
       ]
     )
     #expect(!isObserved(a))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func removeAllStopsRelayingEveryValue() {
@@ -270,7 +270,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     #expect(received.history.map(names.describe) == ["set [:]"])
     #expect(!isObserved(a))
     #expect(!isObserved(b))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func sameObjectStoredUnderTwoKeysRelaysUnderBothInTheOrderTheyWereStored() {
@@ -299,7 +299,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "relayed 12 from x: a",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Lifetime
@@ -338,7 +338,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
       weakHolder = holder
       let observer = holder.chain().do { _ in }.sync()
       a.value = 10
-      _ = observer
+      withExtendedLifetime(observer) {}
     }
     #expect(weakHolder == nil)
     #expect(weakA == nil)
@@ -493,6 +493,6 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         #expect(fromThread == fromThread.sorted())
       }
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -21,7 +21,7 @@ import Testing
     // Every write was distinct, so every write was broadcast once.
     #expect(writes.count == 50 * 40)
     #expect(Set(writes.history).count == 50 * 40)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func arrayHolderAppendedFromManyTasksKeepsEveryElement() async {
@@ -39,6 +39,6 @@ import Testing
     }
     #expect(list.count == 1_000)
     #expect(inserted.history == list.raw)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

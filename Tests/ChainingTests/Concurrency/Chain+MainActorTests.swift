@@ -40,7 +40,7 @@ private func flushMainQueue() async {
     #expect(label.text == "Inbox")
     title.value = "Sent"
     #expect(label.text == "Sent")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func valuesSentFromAnotherThreadArriveOnTheMainActorInOrder() async {
@@ -52,7 +52,7 @@ private func flushMainQueue() async {
     }.wait()
     await label.waitForValues(101)
     #expect(label.received == (0...100).map { "\($0)" })
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func doOnMainActorRunsItsClosureOnTheMainActor() async {
@@ -65,7 +65,7 @@ private func flushMainQueue() async {
     spawn { notifier.notify(value: 7) }.wait()
     await label.waitForValues(1)
     #expect(label.received == ["got 7"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func laterStepsRunOnTheMainActorToo() async {
@@ -75,7 +75,7 @@ private func flushMainQueue() async {
     spawn { notifier.notify(value: 3) }.wait()
     await label.waitForValues(1)
     #expect(label.received == ["after 3"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func queuedValuesAreNotDeliveredAfterInvalidate() async {
@@ -101,7 +101,7 @@ private func flushMainQueue() async {
     #expect(label.received.isEmpty)
     await label.waitForValues(2)
     #expect(label.received == ["1", "2"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receiverIsHeldWeakly() {

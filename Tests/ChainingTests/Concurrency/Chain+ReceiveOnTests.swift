@@ -32,7 +32,7 @@ private final class TaggedQueue: Swift.Sendable {
     #expect(received.history == Array(0...1_000))
     #expect(onQueue.history.allSatisfy { $0 })
     #expect(onQueue.count == 1_001)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func stepsBeforeTheHopRunOnTheSendingThread() {
@@ -48,7 +48,7 @@ private final class TaggedQueue: Swift.Sendable {
     notifier.notify(value: 1)
     done.wait()
     #expect(before.history == [false])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func aConcurrentQueueStillReceivesValuesInOrder() {
@@ -63,7 +63,7 @@ private final class TaggedQueue: Swift.Sendable {
     for value in 1...2_000 { notifier.notify(value: value) }
     done.wait()
     #expect(received.history == Array(1...2_000))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func valuesFromManyThreadsArriveExactlyOnceInPerThreadOrder() {
@@ -83,7 +83,7 @@ private final class TaggedQueue: Swift.Sendable {
       let fromThread = history.filter { $0 / 10_000 == thread }
       #expect(fromThread == Array(thread * 10_000..<thread * 10_000 + 2_500))
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func valuesStillQueuedWhenInvalidatedAreNeverDelivered() {
@@ -172,7 +172,7 @@ private final class TaggedQueue: Swift.Sendable {
     tagged.queue.sync {}
     #expect(received.history == ["now"])
     #expect(onQueue.history == [true])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func twoWayBindingThroughQueuesSettles() {
@@ -190,7 +190,7 @@ private final class TaggedQueue: Swift.Sendable {
     for _ in 0..<3 { queue.sync {} }
     #expect(crossings.history == ["a→b 1", "b→a 1"])
     #expect(b.value.number == 1)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func releasingTheObserverReleasesTheLaterSteps() {

@@ -9,7 +9,7 @@ import Testing
     let received = Recorder<EventableValueHolder<Int>.Event>()
     let observer = holder.chain().do { received.append($0) }.sync()
     #expect(received.history == [.fetched(3)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func settingSendsTheNewValueAsCurrent() {
@@ -20,7 +20,7 @@ import Testing
     holder.value = "c"
     #expect(received.history == [.fetched("a"), .current("b"), .current("c")])
     #expect(holder.value == "c")
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilTheValueIsSet() {
@@ -30,7 +30,7 @@ import Testing
     #expect(received.history == [])
     holder.value = 2
     #expect(received.history == [.current(2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func fetchedValueIsFetchedWithTheLatestValue() {
@@ -57,7 +57,7 @@ import Testing
     holder.value = 2
     holder.value = 2
     #expect(received.history == [.current(2)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func equalValuesAreDetectedInGenericCodeToo() {
@@ -70,7 +70,7 @@ import Testing
     holder.value = "new"
     holder.value = "new"
     #expect(received.history == [.current("new")])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func nonEquatableValuesSendEverySet() {
@@ -85,7 +85,7 @@ import Testing
     holder.value = Box(number: 1)
     holder.value = Box(number: 1)
     #expect(received.history == ["fetched 1", "current 1", "current 1"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Receiving
@@ -98,7 +98,7 @@ import Testing
     holder.receive(value: 9)
     #expect(holder.value == 9)
     #expect(received.history == [.current(9)])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func chainSentToTheHolderSetsItsValue() {
@@ -163,7 +163,7 @@ import Testing
     #expect(first.history == [.current(1)])
     #expect(second.history == [.current(1), .current(2)])
     #expect(holder.value == 2)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Concurrency
@@ -191,6 +191,6 @@ import Testing
       let fromThread = currents.filter { $0 / 10_000 == thread }
       #expect(fromThread == Array(thread * 10_000..<thread * 10_000 + perThread))
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

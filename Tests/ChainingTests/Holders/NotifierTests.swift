@@ -9,7 +9,7 @@ import Testing
     notifier.notify(value: "x")
     notifier.notify(value: "x")
     #expect(received.history == ["x", "x"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func voidNotifierNotifiesWithoutAValue() {
@@ -19,7 +19,7 @@ import Testing
     notifier.notify()
     notifier.notify()
     #expect(count.count == 2)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingBroadcastsAgain() {
@@ -33,7 +33,7 @@ import Testing
     source.notify(value: 1)
     relay.receive(value: 2)
     #expect(received.history == [1, 2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func notifyWithoutChainsDoesNothing() {
@@ -42,6 +42,6 @@ import Testing
     let received = Recorder<Int>()
     let observer = notifier.chain().do { received.append($0) }.end()
     #expect(received.history.isEmpty)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

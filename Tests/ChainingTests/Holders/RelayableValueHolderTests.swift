@@ -40,7 +40,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     let observer = holder.chain().do { received.append($0) }.sync()
     // Only the object: the object's own current value is not relayed.
     #expect(received.history.map { describe($0, ["object": object]) } == ["fetched object"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endSendsNothingUntilSomethingHappens() {
@@ -51,7 +51,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     #expect(received.count == 0)
     object.value = 2
     #expect(received.history.map { describe($0, ["object": object]) } == ["relayed 2"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Relaying
@@ -66,7 +66,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     #expect(
       received.history.map { describe($0, ["object": object]) } == ["fetched object", "relayed 2", "relayed 3"]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func replacingTheObjectSendsCurrentAndRelaysOnlyTheNewObject() {
@@ -86,7 +86,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     // The relay on the old object is gone, not just ignored.
     #expect(!isObserved(first))
     #expect(isObserved(second))
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func puttingBackAnEarlierObjectRelaysItAgainOnce() {
@@ -104,7 +104,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "current second", "current first", "relayed 2",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func settingTheSameInstanceSendsNothingAndKeepsRelayingOnce() {
@@ -115,7 +115,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     holder.value = object
     object.value = 2
     #expect(received.history.map { describe($0, ["object": object]) } == ["relayed 2"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func anEqualButDistinctObjectIsAReplacement() {
@@ -127,7 +127,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     let observer = holder.chain().do { received.append($0) }.end()
     holder.value = twin
     #expect(received.history.map { describe($0, ["first": first, "twin": twin]) } == ["current twin"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingHoldsTheObjectAndSendsCurrent() {
@@ -146,7 +146,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
         "current second", "relayed 11",
       ]
     )
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func fetchedValueIsFetchedWithTheHeldObject() {
@@ -189,7 +189,7 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
       weakHolder = holder
       let observer = holder.chain().do { _ in }.sync()
       object.value = 2
-      _ = observer
+      withExtendedLifetime(observer) {}
     }
     #expect(weakHolder == nil)
     #expect(weakObject == nil)
@@ -286,6 +286,6 @@ private func isObserved(_ sender: some Chaining.Sendable) -> Bool {
     } else {
       Issue.record("expected the last event to be relayed -2")
     }
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

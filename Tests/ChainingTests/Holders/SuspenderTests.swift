@@ -45,7 +45,7 @@ import Testing
     suspender.resume()
     suspender.isSuspended = true
     #expect(received.history == [false, true, false, true])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func settingTheStateItAlreadyHasBroadcastsNothing() {
@@ -58,7 +58,7 @@ import Testing
     suspender.resume()
     suspender.resume()
     #expect(received.history == [false])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func invalidatedChainOfASuspenderReceivesNothing() {
@@ -102,7 +102,7 @@ import Testing
     isEditing.value = false
     #expect(!suspender.isSuspended)
     #expect(received.history == ["Draft", "Drafts"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func syncOfABindingFromASuspendedHolderSuspendsAtOnce() {
@@ -110,7 +110,7 @@ import Testing
     let suspender = Suspender()
     let observer = isEditing.chain().sendTo(suspender).sync()
     #expect(suspender.isSuspended)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func suspenderBoundToAHolderMirrorsItsState() {
@@ -120,7 +120,7 @@ import Testing
     #expect(mirror.value == false)
     suspender.suspend()
     #expect(mirror.value == true)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   // MARK: - Shared
@@ -145,7 +145,7 @@ import Testing
     suspender.resume()
     // Chains are resumed in the order they subscribed to the suspender.
     #expect(received.history == ["first 1", "second 10", "first 2", "second 30"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - Concurrency
@@ -173,6 +173,6 @@ import Testing
     #expect(history.last == false)
     // Only changes are broadcast, so consecutive values always differ.
     #expect(zip(history, history.dropFirst()).allSatisfy { $0 != $1 })
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

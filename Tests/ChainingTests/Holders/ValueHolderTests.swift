@@ -18,7 +18,7 @@ import Testing
     holder.value = "b"
     holder.value = "c"
     #expect(received.history == ["b", "c"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func settingAnEqualValueBroadcastsNothing() {
@@ -29,7 +29,7 @@ import Testing
     holder.value = 2
     holder.value = 2
     #expect(received.history == [2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func equalValuesAreDetectedInGenericCodeToo() {
@@ -41,7 +41,7 @@ import Testing
     holder.value = "same"
     holder.value = "new"
     #expect(received.history == ["new"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func nonEquatableValuesBroadcastEverySet() {
@@ -51,7 +51,7 @@ import Testing
     holder.value = Box(number: 1)
     holder.value = Box(number: 1)
     #expect(received.history == [1, 1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncDeliversTheCurrentValueFirst() {
@@ -60,7 +60,7 @@ import Testing
     let observer = holder.chain().do { received.append($0) }.sync()
     holder.value = 4
     #expect(received.history == [3, 4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func receivingSetsTheValue() {
@@ -70,7 +70,7 @@ import Testing
     holder.receive(value: 9)
     #expect(holder.value == 9)
     #expect(received.history == [9])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func broadcastAndWritesFromTwoThreadsAreDeliveredOneAtATime() {
@@ -97,6 +97,6 @@ import Testing
     #expect(history.filter { $0 > 0 } == Array(1...count))
     #expect(history.filter { $0 < 0 } == (1...count).map { -$0 })
     #expect(holder.value == count)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

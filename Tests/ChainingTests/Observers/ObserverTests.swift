@@ -21,7 +21,7 @@ import Testing
     observer = nil
     notifier.notify(value: 2)
     #expect(received.history == [1])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func invalidatingTwiceIsHarmless() {
@@ -42,7 +42,7 @@ import Testing
     a.invalidate()
     notifier.notify(value: 1)
     #expect(received.history == ["b1"])
-    _ = b
+    withExtendedLifetime(b) {}
   }
 
   @Test func observerCanBeStoredAsAnyObserver() {
@@ -85,7 +85,7 @@ import Testing
     #expect(countWhenInvalidated >= 1)
     // What was delivered is a prefix, in order, without gaps.
     #expect(received.history == Array(0..<countWhenInvalidated))
-    _ = marker
+    withExtendedLifetime(marker) {}
   }
 
   /// Runs `send` on another thread, invalidates `observer` once
@@ -217,7 +217,7 @@ import Testing
       observer = nil
     }
     #expect(events.history == ["handler started 1", "handler finished 1", "release returned"])
-    _ = invalidator
+    withExtendedLifetime(invalidator) {}
   }
 
   // A chain whose only source is one sender, and the only observer of that

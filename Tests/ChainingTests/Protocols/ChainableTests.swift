@@ -43,7 +43,7 @@ private final class Silent: Chainable {
     #expect(received.history == [1, 2])
     observer?.invalidate()
     #expect(weakHolder == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func retainedSourceIsReleasedWithTheObserver() {
@@ -56,6 +56,6 @@ private final class Silent: Chainable {
     #expect(weakNotifier != nil)
     observer = nil
     #expect(weakNotifier == nil)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

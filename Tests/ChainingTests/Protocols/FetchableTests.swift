@@ -28,7 +28,7 @@ private final class Constant: Fetchable {
     let observer = counter.chain().do { received.append($0) }.sync()
     #expect(received.history == [3])
     #expect(counter.fetches == 1)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func canFetchDefaultsToTrue() {
@@ -37,7 +37,7 @@ private final class Constant: Fetchable {
     let received = Recorder<String>()
     let observer = constant.chain().do { received.append($0) }.sync()
     #expect(received.history == ["constant"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func whenCanFetchIsFalseFetchedValueIsNotCalledAndNothingIsSent() {
@@ -47,7 +47,7 @@ private final class Constant: Fetchable {
     let observer = counter.chain().do { received.append($0) }.sync()
     #expect(received.history.isEmpty)
     #expect(counter.fetches == 0)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func endOnAFetchableSourceSendsNothing() {
@@ -56,6 +56,6 @@ private final class Constant: Fetchable {
     let observer = counter.chain().do { received.append($0) }.end()
     #expect(received.history.isEmpty)
     #expect(counter.fetches == 0)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 }

@@ -15,7 +15,7 @@ private final class Sink: Receivable {
     notifier.notify(value: "a")
     notifier.notify(value: "b")
     #expect(sink.values == ["a", "b"])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func libraryHoldersAreReceivable() {
@@ -31,6 +31,6 @@ private final class Sink: Receivable {
     source.value = 2
     #expect(target.value == 2)
     #expect(received.history == [2])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 }

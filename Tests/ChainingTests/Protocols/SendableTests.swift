@@ -10,7 +10,7 @@ import Testing
     notifier.notify(value: 1)
     notifier.notify(value: 2)
     #expect(received.history == [1, 2])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func issueExampleCompilesAsWritten() {
@@ -48,7 +48,7 @@ import Testing
     a.notify(value: 1)
     b.notify(value: 2)
     #expect(received.history == ["a1", "b2"])
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func newObjectAtADeadObjectsAddressDoesNotReachTheDeadObjectsChains() {
@@ -67,7 +67,7 @@ import Testing
     #expect(received.history.isEmpty)
     // The allocator does reuse addresses, so the check above was exercised.
     #expect(reused > 0)
-    _ = observers
+    withExtendedLifetime(observers) {}
   }
 
   @Test func registryEntriesOfDeadObjectsAreSwept() {

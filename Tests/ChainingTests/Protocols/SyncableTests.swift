@@ -10,7 +10,7 @@ import Testing
     #expect(receiver.value == 0)
     sender.value = 2
     #expect(receiver.value == 2)
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func userHolderBroadcastsOnlyChanges() {
@@ -21,7 +21,7 @@ import Testing
     holder.value = 4
     holder.value = 4
     #expect(received.history == [0, 4])
-    _ = observer
+    withExtendedLifetime(observer) {}
   }
 
   @Test func syncableIsFetchableAndSendable() {

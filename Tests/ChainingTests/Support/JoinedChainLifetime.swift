@@ -41,7 +41,7 @@ func expectJoinedChainReleasesEverythingOnInvalidate<Joined>(
       second.retain().chain().do { _ in _ = secondToken }
     )
     .do { value in
-      _ = afterToken
+      withExtendedLifetime(afterToken) {}
       received.append(describe(value))
     }
     .sync()
