@@ -30,9 +30,16 @@ __attribute__((constructor)) static void _chaining_fences_setup(void) {
 void _chaining_heavy_fence(void) {
 #ifdef CHAINING_HAS_MEMBARRIER
   if (_chaining_fences_asymmetric) {
-    // Fails only for a process that is not registered, which this one is.
-    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) abort();
-    return;
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+    // Fails only for a process that is not registered: registers again, for
+    // a child of fork() on a kernel that would not carry the registration
+    // over. The light side already relies on the barrier, so there is no
+    // falling back.
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) {
+      return;
+    }
+    abort();
   }
 #endif
   atomic_thread_fence(memory_order_seq_cst);
