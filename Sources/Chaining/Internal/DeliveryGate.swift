@@ -115,12 +115,9 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     in context: DeliveryContext
   ) {
     if dropsEchoes, context.isCaused(by: self) { return }
-    let idle = word.load(ordering: .relaxed) & Self.alone
-    // Sequentially consistent, claim and load: `close()` sets `closed` and
-    // then loads `word`, so one of the two sees the other's change.
-    if word.compareExchange(expected: idle, desired: idle | context.runner, ordering: .sequentiallyConsistent)
-      .exchanged
-    {
+    if let idle = claim(in: context) {
+      // Sequentially consistent, as the claim: `close()` sets `closed` and
+      // then loads `word`, so one of the two sees the other's change.
       if requests.load(ordering: .sequentiallyConsistent) == 0 {
         run(value, body, leaving: idle, in: context)
       } else {
@@ -129,6 +126,21 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     } else {
       queue(value, body, in: context)
     }
+  }
+
+  /// Claims the gate for the calling thread when nobody runs the chain, and
+  /// returns what to release it to (0, or `alone`); returns nil when the
+  /// chain is running.
+  @inlinable @inline(__always)
+  func claim(in context: DeliveryContext) -> Int? {
+    let idle = word.load(ordering: .relaxed) & Self.alone
+    // Sequentially consistent: see `deliver` and `close()`.
+    let claimed = word.compareExchange(
+      expected: idle,
+      desired: idle | context.runner,
+      ordering: .sequentiallyConsistent
+    )
+    return claimed.exchanged ? idle : nil
   }
 
   /// Runs `body(value)` without claiming the gate, when it is `alone`, idle
@@ -173,12 +185,21 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// meanwhile.
   @inlinable @inline(__always)
   func release(to idle: Int, in context: DeliveryContext) {
+    let requested = releaseReadingRequests(to: idle)
+    if requested != 0 {
+      serve(requested, in: context)
+    }
+  }
+
+  /// Releases the claimed gate to `idle` and returns what was requested
+  /// by then.
+  @inlinable @inline(__always)
+  func releaseReadingRequests(to idle: Int) -> Int {
     word.store(idle, ordering: .releasing)
     // The light side: a thread that sets a request fences, then loads `word`.
     _chaining_light_fence()
-    if requests.load(ordering: .relaxed) != 0 {
-      serveRequests(in: context)
-    }
+    // Relaxed: the queue and the waiters are met under the stripe's lock.
+    return requests.load(ordering: .relaxed)
   }
 
   /// The slow path of `deliver` for a thread that claimed the gate and found
@@ -196,20 +217,23 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     }
   }
 
-  /// After a release: wakes a waiting `close()`, and runs what was queued
-  /// unless another thread has claimed the gate meanwhile (that thread
-  /// then sees `queued`).
+  /// After a release that found `requested`: wakes a waiting `close()`,
+  /// and runs what was queued unless another thread has claimed the gate
+  /// meanwhile (that thread then sees `queued`).
   @usableFromInline
-  func serveRequests(in context: DeliveryContext) {
-    let current = requests.load(ordering: .acquiring)
-    if current & Self.waiting != 0 {
-      // Under the stripe's lock, which the waiter holds from its check
-      // until it sleeps: a wake sent in between would be lost.
-      ParkingLot.shared.withLock(self) { ParkingLot.shared.wakeAll(self) }
-    }
-    if current & Self.queued != 0 {
+  func serve(_ requested: Int, in context: DeliveryContext) {
+    wakeCloser(if: requested)
+    if requested & Self.queued != 0 {
       drain(in: context)
     }
+  }
+
+  /// Wakes the threads waiting in `close()` when `requested` says so.
+  private func wakeCloser(if requested: Int) {
+    guard requested & Self.waiting != 0 else { return }
+    // Under the stripe's lock, which the waiter holds from its check until
+    // it sleeps: a wake sent in between would be lost.
+    ParkingLot.shared.withLock(self) { ParkingLot.shared.wakeAll(self) }
   }
 
   /// The slow path of `deliver` when the gate is claimed: queues the run,
@@ -240,22 +264,11 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// the thread that claimed it sees `queued` and takes over.
   @usableFromInline
   func drain(in context: DeliveryContext) {
-    while true {
-      let idle = word.load(ordering: .relaxed) & Self.alone
-      let claimed = word.compareExchange(
-        expected: idle,
-        desired: idle | context.runner,
-        ordering: .sequentiallyConsistent
-      )
-      guard claimed.exchanged else { return }
+    while let idle = claim(in: context) {
       runPending(in: context)
-      word.store(idle, ordering: .releasing)
-      _chaining_light_fence()
-      let current = requests.load(ordering: .acquiring)
-      if current & Self.waiting != 0 {
-        ParkingLot.shared.withLock(self) { ParkingLot.shared.wakeAll(self) }
-      }
-      if current & Self.queued == 0 { return }
+      let requested = releaseReadingRequests(to: idle)
+      wakeCloser(if: requested)
+      if requested & Self.queued == 0 { return }
     }
   }
 

@@ -50,15 +50,7 @@ import Testing
     let gate = DeliveryGate(held: false)
     let log = Recorder<String>()
     let (proceed, runner, _) = startBlockedRun(of: gate, appending: "run ended", to: log)
-    let closer = spawn {
-      gate.close()
-      log.append("closed")
-    }
-    // Let the run end only once the closer is waiting for it.
-    while gate.requests.load(ordering: .acquiring) & DeliveryGate.waiting == 0 {}
-    proceed.signal()
-    closer.wait()
-    runner.wait()
+    closeOnAnotherThreadWhileItRuns(gate, proceed: proceed, runner: runner, log: log)
     #expect(log.history == ["run ended", "closed"])
     #expect(gate.word.load(ordering: .relaxed) == 0)
     #expect(gate.requests.load(ordering: .relaxed) == DeliveryGate.closed | DeliveryGate.waiting)
@@ -255,15 +247,7 @@ import Testing
     let log = Recorder<String>()
     let (proceed, runner, _) = startBlockedRun(of: gate, appending: "run", to: log)
     gate.deliver("queued", to: { log.append($0) }, in: .current)
-    let closer = spawn {
-      gate.close()
-      log.append("closed")
-    }
-    while gate.requests.load(ordering: .acquiring) & DeliveryGate.waiting == 0 {}
-    #expect(gate.requests.load(ordering: .acquiring) == DeliveryGate.closed | DeliveryGate.waiting)
-    proceed.signal()
-    closer.wait()
-    runner.wait()
+    closeOnAnotherThreadWhileItRuns(gate, proceed: proceed, runner: runner, log: log)
     #expect(log.history == ["run", "closed"])
     #expect(gate.word.load(ordering: .relaxed) == 0)
   }
@@ -351,5 +335,30 @@ import Testing
     }
     started.wait()
     return (proceed, done, runner.history.first ?? 0)
+  }
+
+  /// Closes `gate` on another thread, which appends "closed" to `log` once
+  /// `close()` returns; lets the blocked run go on only once the closer
+  /// waits for it, and checks that the close dropped the queue by then.
+  /// Returns when both threads are done.
+  private func closeOnAnotherThreadWhileItRuns(
+    _ gate: DeliveryGate,
+    proceed: DispatchSemaphore,
+    runner: DispatchGroup,
+    log: Recorder<String>,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let closer = spawn {
+      gate.close()
+      log.append("closed")
+    }
+    while gate.requests.load(ordering: .acquiring) & DeliveryGate.waiting == 0 {}
+    #expect(
+      gate.requests.load(ordering: .acquiring) == DeliveryGate.closed | DeliveryGate.waiting,
+      sourceLocation: sourceLocation
+    )
+    proceed.signal()
+    closer.wait()
+    runner.wait()
   }
 }
