@@ -29,7 +29,10 @@ extension Observer {
     let first = fetching ? fetches : []
     fetches = []
     // The one sender of a chain with one source may run it without
-    // claiming its gate (see `DeliveryGate.deliverAlone`).
-    gate.start(with: first, alone: subscriptionCount == 1)
+    // claiming its gate (see `DeliveryGate.deliverAlone`). Set before the
+    // gate opens: the thread that hands the observer on publishes it.
+    let alone = subscriptionCount == 1
+    if alone { aloneSource = firstSubscriptionOwner }
+    gate.start(with: first, alone: alone)
   }
 }

@@ -21,7 +21,12 @@ extension Atomic where Value.AtomicRepresentation == AtomicWordStorage {
   /// sequentially consistent when `sequentiallyConsistent` is true.
   @inlinable @inline(__always)
   func update(sequentiallyConsistent: Bool = false, _ next: (Value) -> Value?) -> Value {
-    var current = load(ordering: .relaxed)
+    // Acquiring, not relaxed: when `next` returns nil at once no exchange
+    // orders the value read, and callers act on it (`awaitRunAlone(of:)`
+    // returns when it finds the delivery stopped, and must see what that
+    // delivery's handler wrote, which the stop's releasing exchange
+    // publishes).
+    var current = load(ordering: .acquiring)
     while let desired = next(current) {
       // The ordering must be a literal, hence the two calls.
       let (exchanged, original) =

@@ -24,7 +24,7 @@ import Android
 /// other's few instructions under the lock, never for each other's user
 /// code, because a stripe is never held while user code runs or while
 /// another stripe of the same table is taken. (The one lock taken under a
-/// stripe is a sender core's own, in `awaitDeliveryAlone`; no stripe of
+/// stripe is a sender core's own, in `awaitRunAlone`; no stripe of
 /// ``shared`` is taken under that one.) A thread waiting on a
 /// stripe's condition may be woken for another object's change; every wait
 /// rechecks its own condition.
@@ -32,7 +32,7 @@ import Android
 /// There are two tables. ``shared`` serves the gates and cores. ``locks``
 /// serves only the waiters of `Protected`'s lock, and nothing is taken
 /// under its stripes: a thread may take a `Protected` lock while holding a
-/// ``shared`` stripe (a core's check in `awaitDeliveryAlone`), and would
+/// ``shared`` stripe (a core's check in `awaitRunAlone`), and would
 /// deadlock if it then parked on that same stripe.
 ///
 /// This is the idea of WebKit's and Rust's "parking lot", without the

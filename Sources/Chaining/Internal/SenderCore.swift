@@ -59,7 +59,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// Set while the delivering thread runs `finishLocked()`: it is past
     /// the delivery it claimed, and claims every gate from now on.
     var finishing = false
-    /// Set while an `awaitDeliveryAlone(to:)` waits: the delivering thread
+    /// Set while an `awaitRunAlone(of:)` waits: the delivering thread
     /// wakes it when it stops or starts `finishLocked()`.
     var aloneWaiting = false
 
@@ -154,6 +154,10 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// Delivers `value` to every subscribed observer (see the type's ordering rules).
   @inlinable @inline(__always)
   func broadcast(_ value: Value) {
+    // Relaxed: it only decides whether to try. The compare-and-swap below
+    // (sequentially consistent, so acquiring) is the read that makes the
+    // list it claims visible; a subscription this load misses was made
+    // concurrently, unordered with this broadcast.
     let current = word.load(ordering: .relaxed)
     if current == 0 { return }  // no observer
     // Sequentially consistent, as every claim: see `deliversAlone(to:in:)`.
@@ -194,6 +198,9 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
       let current = word.load(ordering: .acquiring)
       guard let list = Self.list(in: current) else { return .none }
       if current & Self.delivering == 0 {
+        // Relaxed: under the lock, which every writer of the word holds
+        // except the delivering thread's stop, and nobody delivers; a
+        // holder's core has no lock-free claim (`claimsUnderLock`).
         word.store(current | Self.delivering, ordering: .relaxed)
         return .deliver(list, claimed: current)
       }
@@ -231,6 +238,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
       if case .deliver = claim {
         // The rest are queued behind the first: make the delivering thread
         // (this one) look at the queue before it stops.
+        // Relaxed: read by this same thread's stop (program order), or
+        // under the lock.
         word.bitwiseOr(Self.queued, ordering: .relaxed)
       }
       let causes = DeliveryContext.current.capture()
@@ -270,6 +279,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         state.retired = []
         let wakes = state.aloneWaiting
         state.aloneWaiting = false
+        // Relaxed: under the lock. This thread delivers, so no lock-free
+        // claim can change the word, and every other change holds the lock.
         let current = word.load(ordering: .relaxed)
         let pointer = current & ~Self.flags
         if state.pending.isEmpty {
@@ -279,6 +290,9 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         }
         state.finishing = true
         // Still delivering, from the current list: it is shared again.
+        // Relaxed: under the lock, and only the flags change; readers of
+        // the list either hold the lock or claim, which fails while
+        // `delivering` is set.
         word.store(pointer | Self.delivering, ordering: .relaxed)
         defer { state.pending = [] }
         return (state.pending, Self.list(in: current), retired, wakes)
@@ -322,8 +336,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   ///
   /// A list of one runs its chain without claiming the chain's gate when
   /// the gate allows it (see `DeliveryGate.deliverAlone`): this delivery
-  /// already runs one value at a time, and `unsubscribe(_:awaitingAlone:)` lets
-  /// `invalidate()` wait for it.
+  /// already runs one value at a time, and `awaitRunAlone(of:)` lets every
+  /// `invalidate()` call wait for it.
   @inlinable @inline(__always)
   static func deliver(_ value: Value, to list: Unmanaged<SlotList>) {
     let context = DeliveryContext.current
@@ -398,6 +412,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// caller holds. Removing twice does nothing.
   private func remove(_ subscription: SubscriptionBase, in state: inout State) {
     let index = Int(subscription.index)
+    // Relaxed: under the lock, and the pointer changes only under it.
     guard let list = Self.list(in: word.load(ordering: .relaxed)),
       list._withUnsafeGuaranteedRef({ index >= 0 && index < $0.count && $0[index] === subscription })
     else { return }
@@ -421,6 +436,11 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// costs one atomic load. `body` may run twice, the first time on a copy
   /// that is thrown away.
   private func change(_ state: inout State, _ body: (SlotList) -> Void) {
+    // Relaxed: under the lock. The pointer changes only under it; the
+    // flags may change (a claim, a stop), and each branch below either
+    // checks them with a compare-and-swap or relies on `unshared`, while
+    // which the word changes only under the lock (the stop then fails its
+    // compare-and-swap and takes the lock in `finishLocked()`).
     var current = word.load(ordering: .relaxed)
     while true {
       if current & Self.delivering == 0 {
@@ -499,31 +519,45 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 
 extension _SenderCore: SubscriptionOwner {
   /// Removes `subscription`; first, when `awaitingAlone`, waits until this
-  /// core no longer runs its chain without claiming its gate. Called by
-  /// `invalidate()`, once the gate is closed.
+  /// core no longer runs its chain without claiming its gate. Called by the
+  /// `invalidate()` call that closed the gate.
   ///
   /// Such a run happens only while a thread delivers, before
-  /// `finishLocked()`, from a list of `subscription` alone: the list it
-  /// claimed is then the current one or, when it was replaced meanwhile,
-  /// the first one retired. So this waits only for that chain's own
-  /// handler, never for another chain's. Like `DeliveryGate.close()`, it
-  /// does not wait when called from inside a delivery. With no such run,
-  /// which is the common case, the check and the removal take the lock once.
-  func unsubscribe(_ subscription: SubscriptionBase, awaitingAlone: Bool) {
+  /// `finishLocked()`, from a list of that chain alone: the list it claimed
+  /// is then the current one or, when it was replaced meanwhile, the first
+  /// one retired. So this waits only for that chain's own handler, never
+  /// for another chain's. Like `DeliveryGate.close()`, it does not wait
+  /// when called from inside a delivery. With no such run, which is the
+  /// common case, the check and the removal take the lock once.
+  ///
+  /// Returns whether no such run is in progress any more (none was, or
+  /// this waited for it): false only from inside a delivery that did not
+  /// wait for one.
+  @discardableResult
+  func unsubscribe(_ subscription: SubscriptionBase, awaitingAlone: Bool) -> Bool {
     let removed = state.withLock { state in
-      if awaitingAlone, deliversAlone(to: subscription, in: state) { return false }
+      if awaitingAlone, deliversAlone(to: subscription.gate, in: state) { return false }
       remove(subscription, in: &state)
       return true
     }
-    if removed { return }
-    if DeliveryContext.current.depth == 0 {
-      awaitDeliveryAlone(to: subscription)
+    if removed { return true }
+    let waits = DeliveryContext.current.depth == 0
+    if waits {
+      awaitRunAlone(of: subscription.gate)
     }
     state.withLock { remove(subscription, in: &$0) }
+    return waits
   }
 
-  /// Whether a thread is delivering from a list of `subscription` alone,
-  /// and may run its chain without claiming its gate. Under the lock.
+  /// Whether a thread is delivering from a list whose only entry is a
+  /// chain with `gate`, and may run it without claiming the gate. Under
+  /// the lock.
+  ///
+  /// Keyed by the gate rather than the entry, so that a later
+  /// `invalidate()` call, which no longer has the entry, can ask too. The
+  /// list a delivering thread claimed is never changed in place while it
+  /// reads it (see `change(_:_:)`), so the entry stays in it until that
+  /// delivery ends, even once removed from the current list.
   ///
   /// The claim and this check pair up, so that either the delivering
   /// thread sees the gate closed and skips the chain, or this sees the
@@ -534,21 +568,24 @@ extension _SenderCore: SubscriptionOwner {
   /// - A claim under the lock (a holder's) is ordered by the lock: when it
   ///   comes first this sees it; when this comes first, the delivering
   ///   thread's read of the gate comes after the closer's change.
-  private func deliversAlone(to subscription: SubscriptionBase, in state: State) -> Bool {
+  private func deliversAlone(to gate: DeliveryGate, in state: State) -> Bool {
     let current = word.load(ordering: .sequentiallyConsistent)
     if current & Self.delivering == 0 || state.finishing { return false }
     let claimed =
       current & Self.unshared != 0
       ? state.retired.first.map { Unmanaged.passUnretained($0) } : Self.list(in: current)
     guard let claimed else { return false }
-    return claimed._withUnsafeGuaranteedRef { $0.count == 1 && $0[0] === subscription }
+    return claimed._withUnsafeGuaranteedRef { $0.count == 1 && $0[0]?.gate === gate }
   }
 
-  /// Waits until `deliversAlone(to:in:)` turns false.
-  private func awaitDeliveryAlone(to subscription: SubscriptionBase) {
+  /// Waits until no thread runs the chain with `gate` without claiming it
+  /// (until `deliversAlone(to:in:)` turns false). Called by every
+  /// `invalidate()` of such a chain from outside a delivery, once its gate
+  /// is closed: no such run starts afterwards.
+  func awaitRunAlone(of gate: DeliveryGate) {
     ParkingLot.shared.wait(for: self) {
       state.withLock { state in
-        guard deliversAlone(to: subscription, in: state) else { return true }
+        guard deliversAlone(to: gate, in: state) else { return true }
         // Make the delivering thread stop through `finishLocked()`, which
         // wakes this one; unless its lock-free stop came first.
         let original = word.update { $0 & Self.delivering != 0 ? $0 | Self.queued : nil }
@@ -596,8 +633,11 @@ class SubscriptionBase: @unchecked Swift.Sendable {
   /// when it is invalidated. Removing twice does nothing.
   ///
   /// With `awaitingAlone` (the observer's gate is `alone`), first waits for
-  /// a run of the chain that the owner made without claiming the gate.
-  func detach(awaitingAlone: Bool = false) {
+  /// a run of the chain that the owner made without claiming the gate, and
+  /// returns whether no such run is in progress any more (see
+  /// `_SenderCore.unsubscribe(_:awaitingAlone:)`).
+  @discardableResult
+  func detach(awaitingAlone: Bool = false) -> Bool {
     owner.unsubscribe(self, awaitingAlone: awaitingAlone)
   }
 }
@@ -606,8 +646,14 @@ class SubscriptionBase: @unchecked Swift.Sendable {
 protocol SubscriptionOwner: AnyObject, Swift.Sendable {
   /// Removes `subscription`; first, when `awaitingAlone`, waits for a run
   /// of its chain made without claiming its gate, if one is in progress on
-  /// another thread.
-  func unsubscribe(_ subscription: SubscriptionBase, awaitingAlone: Bool)
+  /// another thread; returns whether no such run is in progress any more.
+  @discardableResult
+  func unsubscribe(_ subscription: SubscriptionBase, awaitingAlone: Bool) -> Bool
+
+  /// Waits for a run of the chain with `gate` made without claiming the
+  /// gate, if one is in progress on another thread. The gate must be
+  /// closed.
+  func awaitRunAlone(of gate: DeliveryGate)
 }
 
 // MARK: - SlotList

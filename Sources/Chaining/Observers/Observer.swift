@@ -1,3 +1,5 @@
+import Synchronization
+
 // MARK: - Observer
 
 /// Keeps one finished chain alive until it is invalidated or released.
@@ -27,9 +29,12 @@
 /// An observer may be invalidated and released on any thread. After
 /// ``invalidate()`` returns, no value is delivered through the chain any more,
 /// including one that another thread was about to deliver: a delivery in
-/// progress on another thread is waited for. The one exception avoids a
-/// deadlock: called from inside a handler, `invalidate()` stops every later
-/// delivery but does not wait for one already running on another thread.
+/// progress on another thread is waited for, by every call (a second
+/// `invalidate()`, or the release of the last reference after one, waits as
+/// the first did). The one exception avoids a deadlock: called from inside
+/// a handler, `invalidate()` stops every later delivery but does not wait
+/// for one already running on another thread; a later call from outside
+/// any delivery does.
 /// Called from inside this observer's own chain, it lets the value being
 /// delivered finish the chain's remaining steps.
 ///
@@ -38,7 +43,8 @@
 public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   // @unchecked: the resources below are set by the thread finishing the
   // chain, before anyone else can reach the observer, and then taken only
-  // by the `invalidate()` call that closes the gate; `gate` is a constant.
+  // by the `invalidate()` call that closes the gate; `aloneSource` stays
+  // constant once set, and `gate` is a constant.
 
   /// The gate values enter the chain through.
   let gate = DeliveryGate(held: true)
@@ -51,6 +57,12 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
 
   /// The first subscription to undo, kept inline: most chains have one source.
   @exclusivity(unchecked) private var firstSubscription: SubscriptionBase?
+  /// The sender core of a chain whose only source it is, which may run the
+  /// chain without claiming its gate (see `DeliveryGate.deliverAlone`);
+  /// nil otherwise. Set before the gate opens, then constant until the
+  /// observer is freed: every `invalidate()` call, not only the one that
+  /// closes the gate, asks it whether such a run is in progress.
+  @exclusivity(unchecked) var aloneSource: (any SubscriptionOwner)?
   /// The rest, allocated only for a chain that needs them.
   @exclusivity(unchecked) private var extras: Extras?
 
@@ -60,6 +72,11 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   /// How many subscriptions the chain made. Touched only by the thread
   /// finishing the chain.
   @exclusivity(unchecked) var subscriptionCount: Int32 = 0
+  /// Set once the gate is closed and an `invalidate()` call found no run
+  /// made without claiming it in progress, or waited for it: none can
+  /// start afterwards, so later calls need not ask `aloneSource` again.
+  /// Never cleared. (One byte, in what was padding after the count.)
+  let settled = Atomic<Bool>(false)
 
   /// What an observer holds beyond its first subscription.
   private final class Extras {
@@ -104,6 +121,10 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     }
   }
 
+  /// The sender core of the first subscription. Called by the thread
+  /// finishing the chain.
+  var firstSubscriptionOwner: (any SubscriptionOwner)? { firstSubscription?.owner }
+
   /// Keeps `object` alive until invalidated.
   @usableFromInline
   func retain(_ object: AnyObject) {
@@ -120,19 +141,38 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   /// Ends the binding and releases what the observer holds.
   ///
   /// After this returns, nothing more is delivered through the chain (see
-  /// the type's discussion of threads). Calling it again does nothing.
+  /// the type's discussion of threads). Calling it again releases nothing
+  /// more, and waits as the first call did for a run in progress on
+  /// another thread.
   public func invalidate() {
+    // Every call closes the gates, which waits for a run that claimed one.
     let closedHere = gate.close()
     if let hopGates = extras?.hopGates {
       for hopGate in hopGates { hopGate.close() }
     }
-    // Only the call that closed the gate goes on, so the resources are its
-    // own to take: moved out rather than copied, which costs no reference
-    // counting beyond the subscription's.
-    guard closedHere else { return }
+    guard closedHere else {
+      // A later call. The gate does not see a run its only sender made
+      // without claiming it, and the call that closed the gate may not
+      // have waited for one (it may be inside a delivery) or may still be
+      // waiting: unless a call has already waited, this one asks the
+      // sender itself.
+      // Acquiring and releasing: each pairs with the other, so that the
+      // run the setting call waited for happens before this call returns.
+      // (Checked in this order so that the common case, a release after
+      // an `invalidate()` that settled, copies no reference.)
+      if aloneSource != nil, !settled.load(ordering: .acquiring), DeliveryContext.current.depth == 0 {
+        aloneSource?.awaitRunAlone(of: gate)
+        settled.store(true, ordering: .releasing)
+      }
+      return
+    }
+    // Only the call that closed the gate takes the resources: moved out
+    // rather than copied, which costs no reference counting beyond the
+    // subscription's.
     if let first = firstSubscription.take() {
-      // The gate does not see runs its sender made without claiming it.
-      first.detach(awaitingAlone: gate.isAlone)
+      if first.detach(awaitingAlone: aloneSource != nil) {
+        settled.store(true, ordering: .releasing)
+      }
     }
     guard let extras else { return }
     var subscriptions: [SubscriptionBase] = []

@@ -16,8 +16,19 @@
 /// A pool is itself an ``AnyObserver``, so pools can be nested. All methods
 /// are thread-safe.
 public final class ObserverPool: AnyObserver {
-  /// The observers, keyed by identity.
-  private let observers = Protected<[ObjectIdentifier: any AnyObserver]>([:])
+  private struct State {
+    /// The observers, keyed by identity.
+    var observers: [ObjectIdentifier: any AnyObserver] = [:]
+    /// The observers taken by `invalidate()` calls that are in progress,
+    /// or that were made inside a delivery and so did not wait, by call.
+    /// Every later call invalidates them too, so that it also returns only
+    /// once they no longer run; a call that waited drops the ones it saw.
+    var invalidating: [Int: [any AnyObserver]] = [:]
+    /// The key of the next `invalidate()` call.
+    var nextCall = 0
+  }
+
+  private let state = Protected(State())
 
   /// Creates an empty pool.
   public init() {}
@@ -27,7 +38,7 @@ public final class ObserverPool: AnyObserver {
   }
 
   /// The number of observers the pool holds.
-  public var count: Int { observers.withLock { $0.count } }
+  public var count: Int { state.withLock { $0.observers.count } }
 
   /// Keeps `observer` until the pool is invalidated or released.
   ///
@@ -35,7 +46,7 @@ public final class ObserverPool: AnyObserver {
   ///
   /// - Parameter observer: The observer to keep.
   public func add(_ observer: any AnyObserver) {
-    observers.withLock { $0[ObjectIdentifier(observer)] = observer }
+    state.withLock { $0.observers[ObjectIdentifier(observer)] = observer }
   }
 
   /// Lets go of `observer` without invalidating it.
@@ -45,21 +56,37 @@ public final class ObserverPool: AnyObserver {
   /// - Parameter observer: The observer to remove. Removing one the pool
   ///   does not hold does nothing.
   public func remove(_ observer: any AnyObserver) {
-    let removed = observers.withLock { $0.removeValue(forKey: ObjectIdentifier(observer)) }
+    let removed = state.withLock { $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }
     _ = removed  // released outside the lock
   }
 
   /// Invalidates every observer in the pool and empties it.
   ///
+  /// After it returns, no handler of an observer that was in the pool runs
+  /// or starts, even while another thread is still invalidating the same
+  /// pool, or when an earlier call came from inside a handler: this call
+  /// invalidates those observers too, and waits as
+  /// ``Observer/invalidate()`` does. Called from inside a handler, it
+  /// waits for no delivery on another thread, and the pool keeps the
+  /// observers it ended until a call that waits, or until it is released.
+  ///
   /// The pool stays usable: observers added afterwards are kept as usual.
   public func invalidate() {
-    let all = observers.withLock { observers in
-      let all = observers
-      observers = [:]
-      return all
+    let waits = DeliveryContext.current.depth == 0
+    let (calls, all) = state.withLock { state -> ([Int], [any AnyObserver]) in
+      let call = state.nextCall
+      state.nextCall += 1
+      state.invalidating[call] = Array(state.observers.values)
+      state.observers = [:]
+      return (Array(state.invalidating.keys), state.invalidating.values.flatMap { $0 })
     }
-    for observer in all.values {
+    for observer in all {
       observer.invalidate()
     }
+    // From outside a delivery, each of those calls waited: none of them
+    // runs any more, whichever call took it.
+    guard waits else { return }
+    let done = state.withLock { state in calls.compactMap { state.invalidating.removeValue(forKey: $0) } }
+    _ = done  // released outside the lock
   }
 }

@@ -103,4 +103,32 @@ import Testing
     notifier.notify(value: 2)
     #expect(received.history == [1])
   }
+
+  @Test func observersEndedFromAHandlerAreReleasedByTheNextInvalidateOrThePool() {
+    // A pool invalidated from inside a handler did not wait, so it keeps
+    // the observers it ended for a later call to wait for; that call, or
+    // releasing the pool, lets them go.
+    let trigger = Notifier<Void>()
+    for releasesThePool in [false, true] {
+      weak var weakObserver: Observer?
+      var pool: ObserverPool? = ObserverPool()
+      do {
+        let observer = Notifier<Int>().chain().do { _ in }.end()
+        weakObserver = observer
+        pool!.add(observer)
+      }
+      let invalidator = trigger.chain().do { [pool] in pool?.invalidate() }.end()
+      trigger.notify()
+      invalidator.invalidate()
+      #expect(weakObserver?.isInvalidated == true)
+      if releasesThePool {
+        pool = nil
+      } else {
+        pool!.invalidate()
+        #expect(pool!.count == 0)
+      }
+      #expect(weakObserver == nil)
+      withExtendedLifetime(pool) {}
+    }
+  }
 }
