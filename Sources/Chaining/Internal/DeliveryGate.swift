@@ -43,7 +43,7 @@ import _ChainingThreadContext
 /// core already delivers one value at a time. Such a gate is marked `alone`
 /// when the chain starts, and the core, when its list has this chain alone,
 /// runs it without claiming the gate (`deliverAlone`). The core then tells
-/// `invalidate()` whether to wait (`_SenderCore.unsubscribe(_:awaitingAlone:)`).
+/// every `invalidate()` call whether to wait (`_SenderCore.awaitRunAlone(of:)`).
 
 @usableFromInline
 final class DeliveryGate: @unchecked Swift.Sendable {
@@ -99,7 +99,12 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// Whether `close()` has been called.
   var isClosed: Bool { requests.load(ordering: .acquiring) & Self.closed != 0 }
 
-  /// Whether deliveries may run the chain without claiming the gate.
+  /// Whether deliveries may run the chain without claiming the gate. For
+  /// tests: the observer keeps its own record (`Observer.aloneSource`).
+  ///
+  /// Relaxed: `alone` is set once, by `start(with:alone:)`, and read here
+  /// only by the thread that started the gate or one that it handed the
+  /// gate to afterwards, which orders the two.
   var isAlone: Bool { word.load(ordering: .relaxed) & Self.alone != 0 }
 
   /// Runs `body(value)` under the gate's rules (see the type's discussion).
@@ -133,6 +138,10 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// chain is running.
   @inlinable @inline(__always)
   func claim(in context: DeliveryContext) -> Int? {
+    // Relaxed: only a guess at the idle word (0, or `alone`, set before the
+    // gate opened and never cleared). The compare-and-swap below checks it,
+    // and when it succeeds it is the read (sequentially consistent, so
+    // acquiring) that orders this run after the last release.
     let idle = word.load(ordering: .relaxed) & Self.alone
     // Sequentially consistent: see `deliver` and `close()`.
     let claimed = word.compareExchange(
@@ -157,9 +166,15 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     dropsEchoes: Bool,
     in context: DeliveryContext
   ) {
-    // Sequentially consistent: this load comes after the core's claim, as
-    // `close()`'s load of the core comes after its change of `requests`.
-    guard requests.load(ordering: .sequentiallyConsistent) == 0, word.load(ordering: .relaxed) == Self.alone else {
+    // `requests`, sequentially consistent: this load comes after the core's
+    // claim, as `close()`'s load of the core comes after its change of
+    // `requests`. `word`, acquiring: it pairs with the releasing store of
+    // the last release (`releaseReadingRequests`), so that the run that
+    // released the gate on another thread (the fetches of `sync()`, or a
+    // claimed run) happens before this one. Relaxed, nothing would order
+    // the two: the thread sanitizer test `OnlyObserverSyncRaceTests` found
+    // it. An acquiring load is a plain load on x86 and `ldar` on ARM.
+    guard requests.load(ordering: .sequentiallyConsistent) == 0, word.load(ordering: .acquiring) == Self.alone else {
       deliver(value, to: body, dropsEchoes: dropsEchoes, in: context)
       return
     }
@@ -198,7 +213,10 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     word.store(idle, ordering: .releasing)
     // The light side: a thread that sets a request fences, then loads `word`.
     _chaining_light_fence()
-    // Relaxed: the queue and the waiters are met under the stripe's lock.
+    // Relaxed: the fences order the flags (this light side against the
+    // heavy side in `queue` and `closeBusy`, each after setting its flag),
+    // and what they stand for, the queue and the parked waiters, is read
+    // under the stripe's lock, whose acquisition orders it.
     return requests.load(ordering: .relaxed)
   }
 
@@ -241,6 +259,11 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @usableFromInline
   func queue<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) {
     let flagged = ParkingLot.shared.withLock(self) { () -> Bool in
+      // Relaxed: `queued` changes only under this lock. `closed` is set
+      // outside it; a stale read lets in a value that is dropped all the
+      // same: this thread's `bitwiseOr` below comes after `close()`'s in
+      // the flags' order, so its own later reads see `closed` (the drain's
+      // `isClosed` check), and `closeBusy` empties the queue under this lock.
       let current = requests.load(ordering: .relaxed)
       if current & Self.closed != 0 { return false }
       pending.append(Queued(causes: context.capture()) { body(value) })
@@ -252,7 +275,9 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     }
     guard flagged else { return }
     // The runner is this thread, further up its stack: it sees `queued`
-    // when it releases.
+    // when it releases. Relaxed: only this thread writes its own mark into
+    // `word` and takes it out, so program order decides whether it is
+    // there, and no other thread's mark equals it.
     if word.load(ordering: .relaxed) & ~Self.alone == context.runner { return }
     // The heavy side: after it, either the runner sees `queued` when it
     // releases, or this load of `word` sees it released.
@@ -282,6 +307,8 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     while true {
       let batch = ParkingLot.shared.withLock(self) { () -> [Queued] in
         if pending.isEmpty {
+          // Relaxed: under the stripe's lock, as every change of `queued`
+          // and every read of the queue it stands for.
           requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
           return []
         }
@@ -337,6 +364,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// the queue, then waits for the run unless that could deadlock.
   private func closeBusy(running: Bool) {
     let dropped = ParkingLot.shared.withLock(self) { () -> [Queued] in
+      // Relaxed: under the stripe's lock, as in `runPending`.
       requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
       defer { pending = [] }
       return pending

@@ -93,6 +93,8 @@ final class Protected<State>: @unchecked Swift.Sendable {
   @usableFromInline
   func lockContended() {
     for _ in 0..<100 {
+      // Relaxed: only a hint that the lock looks free; the acquiring
+      // compare-and-swap takes it.
       if lock.load(ordering: .relaxed) == Self.free,
         lock.compareExchange(expected: Self.free, desired: Self.taken, ordering: .acquiring).exchanged
       {
