@@ -150,4 +150,24 @@ import Testing
     #expect(received.history == ["inner 2", "inner 3"])
     _ = (outer, inner)
   }
+
+  @Test func aValueQueuedBeforeAChainSubscribedDoesNotReachIt() {
+    // Threading.md, "One value at a time per sender": a queued value goes
+    // to the chains subscribed when it was broadcast.
+    let notifier = Notifier<Int>()
+    let received = Recorder<String>()
+    let pool = ObserverPool()
+    notifier.chain().do { received.append("shown \($0)") }.end().addTo(pool)
+    notifier.chain().do { value in
+      if value == 1 {
+        notifier.notify(value: 2)
+        notifier.chain().do { received.append("late \($0)") }.end().addTo(pool)
+      }
+    }.end().addTo(pool)
+    notifier.notify(value: 1)
+    #expect(received.history == ["shown 1", "shown 2"])
+    notifier.notify(value: 3)
+    #expect(received.history == ["shown 1", "shown 2", "shown 3", "late 3"])
+    #expect(pool.count == 3)
+  }
 }
