@@ -62,6 +62,15 @@ public final class EventableValueHolder<T>: Syncable, Receivable {
     set { store.replace(with: newValue) { .current($0) } }
   }
 
+  /// Sends ``Event/current(_:)`` with the current value again to every
+  /// chain, changed or not.
+  ///
+  /// Delivered like a write, as ``ValueHolder/resend()`` is; use it to
+  /// restore a receiver that no longer shows the holder's value.
+  public func resend() {
+    store.writeEvent { .current($0) }
+  }
+
   /// Returns ``Event/fetched(_:)`` with the current value; ``Chain/sync()`` sends it.
   public func fetchedValue() -> Event {
     .fetched(value)

@@ -95,6 +95,14 @@ public final class RelayableValueHolder<T: Sendable>: Syncable, Receivable {
     }
   }
 
+  /// Sends ``Event/current(_:)`` with the held object again to every chain.
+  ///
+  /// Delivered like a write, as ``ValueHolder/resend()`` is; use it to
+  /// restore a receiver that no longer shows the holder's object.
+  public func resend() {
+    store.writeEvent { .current($0!.element) }
+  }
+
   /// Returns ``Event/fetched(_:)`` with the held object; ``Chain/sync()`` sends it.
   public func fetchedValue() -> Event {
     .fetched(value)

@@ -61,6 +61,29 @@ public final class ValueHolder<T>: Syncable, Receivable {
     set { store.replace(with: newValue) { $0 } }
   }
 
+  /// Sends the current value again to every chain, changed or not.
+  ///
+  /// Setting ``value`` to an equal value of an `Equatable` type sends
+  /// nothing. Call this when a receiver may no longer show the holder's
+  /// value, for example a text field bound both ways that the user edited
+  /// and now reverts:
+  ///
+  /// ```swift
+  /// let age = ValueHolder(29)
+  /// let field = ValueHolder(29)  // what a text field shows
+  /// let pool = ObserverPool()
+  /// age.chain().sendTo(field).sync().addTo(pool)
+  /// field.value = 30  // the user types, without committing
+  /// age.resend()  // "Revert": field.value == 29 again
+  /// ```
+  ///
+  /// Delivered like a write: synchronously on the calling thread, unless
+  /// the holder is delivering, and in order with the writes around it. A
+  /// chain whose own delivery calls `resend()` skips it, as any echo.
+  public func resend() {
+    store.writeEvent { $0 }
+  }
+
   /// Returns the current value; ``Chain/sync()`` sends it.
   public func fetchedValue() -> T {
     value

@@ -100,3 +100,69 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 }
+
+@Suite struct ValueHolderResendTests {
+  @Test func resendSendsAnEqualValueAgain() {
+    let holder = ValueHolder(1)
+    let received = Recorder<Int>()
+    let observer = holder.chain().do { received.append($0) }.sync()
+    holder.value = 1
+    #expect(received.history == [1])
+    holder.resend()
+    #expect(received.history == [1, 1])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func resendRestoresAFieldTheUserEdited() {
+    let age = ValueHolder(29)
+    let field = ValueHolder(29)
+    let pool = ObserverPool()
+    age.chain().sendTo(field).sync().addTo(pool)
+    field.value = 30
+    age.value = 29
+    #expect(field.value == 30)
+    age.resend()
+    #expect(field.value == 29)
+  }
+
+  @Test func resendIsInOrderWithTheWritesAroundIt() {
+    let holder = ValueHolder(0)
+    let received = Recorder<Int>()
+    let observer = holder.chain().do { value in
+      received.append(value)
+      if value == 1 {
+        holder.resend()  // queued behind the write that is delivering
+        holder.value = 2
+      }
+    }.end()
+    let other = Recorder<Int>()
+    let second = holder.chain().do { other.append($0) }.end()
+    holder.value = 1
+    // The first chain caused both and skips them; the second sees every one.
+    #expect(received.history == [1])
+    #expect(other.history == [1, 1, 2])
+    withExtendedLifetime((observer, second)) {}
+  }
+
+  @Test func eventableAndRelayableHoldersResendCurrent() {
+    let eventable = EventableValueHolder(5)
+    let events = Recorder<EventableValueHolder<Int>.Event>()
+    let first = eventable.chain().do { events.append($0) }.sync()
+    eventable.resend()
+    #expect(events.history == [.fetched(5), .current(5)])
+
+    let element = ValueHolder(7)
+    let relayable = RelayableValueHolder(element)
+    let objects = Recorder<String>()
+    let second = relayable.chain().do { event in
+      switch event {
+      case .fetched(let object): objects.append("fetched \(object === element)")
+      case .current(let object): objects.append("current \(object === element)")
+      case .relayed(let value): objects.append("relayed \(value)")
+      }
+    }.sync()
+    relayable.resend()
+    #expect(objects.history == ["fetched true", "current true"])
+    withExtendedLifetime((first, second)) {}
+  }
+}
