@@ -40,6 +40,11 @@ public final class Fetcher<T>: Syncable, Receivable {
     availability = canFetch
   }
 
+  deinit {
+    // Nothing can send any more (see `_SenderCore.senderEnded()`).
+    core.senderEnded()
+  }
+
   /// Sends the current value to every chain, when there is one.
   public func broadcast() {
     guard canFetch() else { return }

@@ -39,6 +39,7 @@ public final class NotificationAdapter: Sendable {
 
   deinit {
     center.removeObserver(token)
+    core.senderEnded()
   }
 
   /// The stored core of this adapter. Not API.

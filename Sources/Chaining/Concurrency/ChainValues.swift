@@ -17,7 +17,14 @@
 /// current value, as with ``Chain/sync()``; then every value the chain
 /// delivers follows. The observer lives as long as the iteration: breaking
 /// out of the loop, returning from it, or cancelling the task that runs it
-/// invalidates the observer. Nothing is subscribed until iteration starts.
+/// invalidates the observer. Nothing is subscribed until iteration starts
+/// (`makeAsyncIterator()`, which `for await` calls first).
+///
+/// The sequence finishes, after the values already sent, when the binding
+/// ends: a step such as ``Chain/prefix(_:)`` or ``Chain/first()`` ended it,
+/// or every sender of the chain was freed (a library holder, notifier or
+/// adapter; a class of yours that adopts ``Sendable`` does not tell when it
+/// is freed).
 ///
 /// Values wait in a buffer between the thread that sends them and the task
 /// that iterates; the buffering policy says what happens when the task falls
@@ -69,6 +76,14 @@ public struct ChainValues<Element: Swift.Sendable>: AsyncSequence {
 
 @available(*, unavailable)
 extension ChainValues: Swift.Sendable {}
+
+/// Finishes an iteration's stream when the observer lets it go, that is when
+/// the binding ends.
+final class StreamFinisher<Element: Swift.Sendable>: Swift.Sendable {
+  let continuation: AsyncStream<Element>.Continuation
+  init(_ continuation: AsyncStream<Element>.Continuation) { self.continuation = continuation }
+  deinit { continuation.finish() }
+}
 
 /// Invalidates an iteration's observer when the iterator is gone.
 final class IterationLifetime: Swift.Sendable {
@@ -124,6 +139,11 @@ extension Chain where Value: Swift.Sendable {
       // The observer is the context the build collects into, as in `finish()`.
       let observer = Observer()
       build({ continuation.yield($0) }, observer)
+      // However the binding ends (a `prefix`, `first`, an `invalidate()`,
+      // the end of the loop), the observer releases this and the
+      // sequence finishes; and it ends when every sender is freed.
+      observer.retain(StreamFinisher(continuation))
+      observer.invalidateWhenSendersEnd()
       observer.start(fetching: true)
       return observer
     }

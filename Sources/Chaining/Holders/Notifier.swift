@@ -29,6 +29,11 @@ public final class Notifier<T>: Sendable, Receivable {
   /// Creates a notifier.
   public init() {}
 
+  deinit {
+    // Nothing can notify any more (see `_SenderCore.senderEnded()`).
+    core.senderEnded()
+  }
+
   /// Broadcasts `value` to every chain started from this notifier.
   ///
   /// - Parameter value: The value to send.

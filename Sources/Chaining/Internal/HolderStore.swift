@@ -22,6 +22,11 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     value = initial
   }
 
+  deinit {
+    // The holder is gone: no write will broadcast again.
+    core.senderEnded()
+  }
+
   /// Runs `body` with the state and the core's state, under the core's lock.
   @inlinable @inline(__always)
   func withLock<Result>(_ body: (inout State, inout _SenderCore<Event>.State) -> Result) -> Result {

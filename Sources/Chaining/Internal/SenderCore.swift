@@ -62,6 +62,18 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// Set while an `awaitRunAlone(of:)` waits: the delivering thread
     /// wakes it when it stops or starts `finishLocked()`.
     var aloneWaiting = false
+    /// What to run when the sender ends, by subscription: see
+    /// `watchEnd(of:_:)`. Empty but for the chains of `values`.
+    var endWatchers: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    /// Set by `senderEnded()`.
+    var ended = false
+    /// Tasks in `waitForObservers(_:)`, by key: how many observers each
+    /// waits for.
+    var observerWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+    /// Keys of waits cancelled before they were registered.
+    var cancelledWaits: Set<UInt64> = []
+    /// The key of the next wait.
+    var nextWait: UInt64 = 0
 
     @usableFromInline
     init() {}
@@ -148,6 +160,47 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 
   /// Whether any observer is subscribed.
   var hasObservers: Bool { state.withLock { $0.live > 0 } }
+
+  /// How many observers are subscribed.
+  var observerCount: Int { state.withLock { $0.live } }
+
+  /// Suspends until at least `count` observers are subscribed, or the task
+  /// is cancelled.
+  func waitForObservers(_ count: Int) async {
+    let key = state.withLock { state -> UInt64 in
+      defer { state.nextWait += 1 }
+      return state.nextWait
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let ready = state.withLock { state -> Bool in
+          if state.live >= count || state.cancelledWaits.remove(key) != nil { return true }
+          state.observerWaiters[key] = (count, continuation)
+          return false
+        }
+        if ready { continuation.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        guard let waiter = state.observerWaiters.removeValue(forKey: key) else {
+          state.cancelledWaits.insert(key)
+          return nil
+        }
+        return waiter.continuation
+      }
+      waiter?.resume()
+    }
+  }
+
+  /// Resumes the waits that `live` observers satisfy. Under the lock:
+  /// resuming a continuation only schedules its task, and runs no user
+  /// code.
+  private func resumeObserverWaiters(in state: inout State) {
+    for (key, waiter) in state.observerWaiters where state.live >= waiter.count {
+      state.observerWaiters[key] = nil
+      waiter.continuation.resume()
+    }
+  }
 
   // MARK: Broadcasting
 
@@ -402,6 +455,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     subscription.serial = state.nextSerial
     state.nextSerial += 1
     state.live += 1
+    if !state.observerWaiters.isEmpty { resumeObserverWaiters(in: &state) }
     change(&state) { list in
       subscription.index = Int32(list.count)
       list.append(subscription)
@@ -411,6 +465,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// Removes an observer in O(1) amortized time, under the lock the
   /// caller holds. Removing twice does nothing.
   private func remove(_ subscription: SubscriptionBase, in state: inout State) {
+    // Holds nothing whose release runs user code (see `watchEnd`).
+    if !state.endWatchers.isEmpty { state.endWatchers[ObjectIdentifier(subscription)] = nil }
     let index = Int(subscription.index)
     // Relaxed: under the lock, and the pointer changes only under it.
     guard let list = Self.list(in: word.load(ordering: .relaxed)),
@@ -578,6 +634,30 @@ extension _SenderCore: SubscriptionOwner {
     return claimed._withUnsafeGuaranteedRef { $0.count == 1 && $0[0]?.gate === gate }
   }
 
+  /// Runs `onEnd` once, when the sender ends (`senderEnded()`), unless
+  /// `subscription` is removed first; at once when it has already ended.
+  /// `onEnd` must capture nothing whose release runs user code: it may be
+  /// dropped under the lock.
+  func watchEnd(of subscription: SubscriptionBase, _ onEnd: @escaping @Sendable () -> Void) {
+    let endedAlready = state.withLock { state -> Bool in
+      if state.ended { return true }
+      state.endWatchers[ObjectIdentifier(subscription)] = onEnd
+      return false
+    }
+    if endedAlready { onEnd() }
+  }
+
+  /// Called by a library sender's `deinit`: no value will ever come from
+  /// it again. Runs what `watchEnd(of:_:)` registered, after unlocking.
+  func senderEnded() {
+    let watchers = state.withLock { state -> [@Sendable () -> Void] in
+      state.ended = true
+      defer { state.endWatchers = [:] }
+      return Array(state.endWatchers.values)
+    }
+    for onEnd in watchers { onEnd() }
+  }
+
   /// Waits until no thread runs the chain with `gate` without claiming it
   /// (until `deliversAlone(to:in:)` turns false). Called by every
   /// `invalidate()` of such a chain from outside a delivery, once its gate
@@ -654,6 +734,10 @@ protocol SubscriptionOwner: AnyObject, Swift.Sendable {
   /// gate, if one is in progress on another thread. The gate must be
   /// closed.
   func awaitRunAlone(of gate: DeliveryGate)
+
+  /// Runs `onEnd` once the sender has ended, unless `subscription` is
+  /// removed first.
+  func watchEnd(of subscription: SubscriptionBase, _ onEnd: @escaping @Sendable () -> Void)
 }
 
 // MARK: - SlotList

@@ -125,6 +125,25 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   /// finishing the chain.
   var firstSubscriptionOwner: (any SubscriptionOwner)? { firstSubscription?.owner }
 
+  /// Makes the observer invalidate itself once every sender its chain
+  /// subscribed to has ended (a library sender was freed): no value can
+  /// come any more. For `values`, whose iteration then finishes. Called by
+  /// the thread finishing the chain, before its gate opens.
+  ///
+  /// A class of yours that adopts ``Sendable`` never tells that it ended,
+  /// so a chain from one is not ended this way.
+  func invalidateWhenSendersEnd() {
+    var subscriptions = extras?.subscriptions ?? []
+    if let firstSubscription { subscriptions.insert(firstSubscription, at: 0) }
+    guard !subscriptions.isEmpty else { return }
+    let countdown = Countdown(subscriptions.count)
+    for subscription in subscriptions {
+      subscription.owner.watchEnd(of: subscription) { [weak self] in
+        if countdown.decrement() { self?.invalidate() }
+      }
+    }
+  }
+
   /// Keeps `object` alive until invalidated.
   @usableFromInline
   func retain(_ object: AnyObject) {
@@ -183,5 +202,20 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
       subscription.detach()
     }
     _ = consume retained  // released last, after the chain is detached
+  }
+}
+
+/// Counts the senders of a chain that have not ended yet.
+private final class Countdown: Swift.Sendable {
+  private let remaining: Atomic<Int>
+
+  init(_ count: Int) {
+    remaining = Atomic(count)
+  }
+
+  /// Counts one down; true for the call that reaches zero. Each sender
+  /// ends once, on any thread: the count is an atomic read-modify-write.
+  func decrement() -> Bool {
+    remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
   }
 }

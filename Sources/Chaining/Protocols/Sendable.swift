@@ -69,6 +69,42 @@ extension Sendable {
     _senderCore(creating: false)?.broadcast(value)
   }
 
+  /// The number of chains subscribed to this object now.
+  ///
+  /// Chains are subscribed when they are finished (``Chain/end()``,
+  /// ``Chain/sync()``, or the start of a `for await` loop over
+  /// ``Chain/values``) and unsubscribed when their observer is invalidated.
+  public var observerCount: Int {
+    _senderCore(creating: false)?.observerCount ?? 0
+  }
+
+  /// Suspends until at least `count` chains are subscribed to this object,
+  /// or the task is cancelled.
+  ///
+  /// For tests of code that consumes values asynchronously: a `for await`
+  /// loop over ``Chain/values`` in another task subscribes when it starts,
+  /// and a value sent before that is not seen. Wait for it, then send,
+  /// with no sleeping:
+  ///
+  /// ```swift
+  /// let notifier = Notifier<Int>()
+  /// let consumer = Task {
+  ///   for await value in notifier.chain().values { return value }
+  ///   return -1
+  /// }
+  /// await notifier.waitForObservers()
+  /// notifier.notify(value: 7)
+  /// print(await consumer.value)
+  /// // Prints "7"
+  /// ```
+  ///
+  /// - Parameter count: How many chains to wait for; at least one.
+  public func waitForObservers(_ count: Int = 1) async {
+    if count < 1 { fatalError("Sendable.waitForObservers(_:): count must be at least 1, got \(count)") }
+    guard let core = _senderCore(creating: true) else { return }
+    await core.waitForObservers(count)
+  }
+
   /// Looks up this object's core in the registry. Not API.
   public func _senderCore(creating: Bool) -> _SenderCore<ChainValue>? {
     SenderRegistry.core(for: self, of: ChainValue.self, creating: creating)

@@ -117,4 +117,113 @@ import Testing
     #expect(a == 10)
     #expect(b == 10)
   }
+
+  // MARK: - The sequence finishes when the binding ends
+
+  /// Every value the iterator yields until it finishes.
+  private func drain<Element>(_ iterator: inout ChainValues<Element>.Iterator) async -> [Element] {
+    var all: [Element] = []
+    while let value = await iterator.next() { all.append(value) }
+    return all
+  }
+
+  @Test func prefixFinishesTheSequenceAfterItsValues() async {
+    let holder = ValueHolder(0)
+    var iterator = holder.chain().prefix(3).values.makeAsyncIterator()
+    for value in 1...5 { holder.value = value }
+    let all = await drain(&iterator)
+    #expect(all == [0, 1, 2])
+  }
+
+  @Test func firstFinishesTheSequence() async {
+    let notifier = Notifier<String>()
+    var iterator = notifier.chain().first().values.makeAsyncIterator()
+    notifier.notify(value: "a")
+    notifier.notify(value: "b")
+    let all = await drain(&iterator)
+    #expect(all == ["a"])
+  }
+
+  @Test func aForAwaitLoopOverPrefixEnds() async {
+    // The loop: it used to receive 0, 1, 2 and hang.
+    let holder = ValueHolder(0)
+    let loop = Task {
+      var seen: [Int] = []
+      for await value in holder.chain().prefix(3).values { seen.append(value) }
+      return seen
+    }
+    await holder.waitForObservers()
+    for value in 1...5 { holder.value = value }
+    let seen = await loop.value
+    // Subscribed and fetched in one step before `waitForObservers` returned.
+    #expect(seen == [0, 1, 2])
+  }
+
+  @Test func freeingTheSenderFinishesTheSequenceAfterItsValues() async {
+    var notifier: Notifier<Int>? = Notifier()
+    var iterator = notifier!.chain().map { $0 * 10 }.values.makeAsyncIterator()
+    notifier!.notify(value: 1)
+    notifier!.notify(value: 2)
+    notifier = nil
+    let all = await drain(&iterator)
+    #expect(all == [10, 20])
+  }
+
+  @Test func freeingAHolderFinishesTheSequence() async {
+    var holder: ValueHolder<Int>? = ValueHolder(7)
+    var iterator = holder!.chain().values.makeAsyncIterator()
+    holder!.value = 8
+    holder = nil
+    let all = await drain(&iterator)
+    #expect(all == [7, 8])
+  }
+
+  @Test func aMergedSequenceFinishesWhenEverySenderIsFreed() async {
+    var left: Notifier<Int>? = Notifier()
+    let right = Notifier<Int>()
+    var iterator = left!.chain().merge(right.chain()).values.makeAsyncIterator()
+    left!.notify(value: 1)
+    left = nil
+    right.notify(value: 2)
+    #expect(await iterator.next() == 1)
+    #expect(await iterator.next() == 2)
+    // `right` is still alive: the sequence goes on.
+    right.notify(value: 3)
+    #expect(await iterator.next() == 3)
+    withExtendedLifetime(right) {}
+  }
+
+  @Test func aMergedSequenceFinishesOnceBothSendersAreFreed() async {
+    var left: Notifier<Int>? = Notifier()
+    var right: Notifier<Int>? = Notifier()
+    var iterator = left!.chain().merge(right!.chain()).values.makeAsyncIterator()
+    right!.notify(value: 2)
+    left = nil
+    right = nil
+    let all = await drain(&iterator)
+    #expect(all == [2])
+  }
+
+  @Test func freeingAFetcherOrAnAdapterFinishesTheSequence() async {
+    var fetcher: Fetcher<Int>? = Fetcher { 4 }
+    var iterator = fetcher!.chain().values.makeAsyncIterator()
+    fetcher = nil
+    let all = await drain(&iterator)
+    #expect(all == [4])
+  }
+
+  @Test func aSequenceThatFinishedReleasesItsChain() async {
+    weak var weakToken: Token?
+    let notifier = Notifier<Int>()
+    var iterator: ChainValues<Int>.Iterator
+    do {
+      let token = Token()
+      weakToken = token
+      iterator = notifier.chain().first().do { _ in withExtendedLifetime(token) {} }.values.makeAsyncIterator()
+    }
+    notifier.notify(value: 1)
+    let all = await drain(&iterator)
+    #expect(all == [1])
+    #expect(weakToken == nil)
+  }
 }

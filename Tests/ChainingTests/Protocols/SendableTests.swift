@@ -83,3 +83,72 @@ import Testing
     #expect(SenderRegistry.count < 256)
   }
 }
+
+@Suite struct WaitForObserversTests {
+  @Test func observerCountFollowsSubscriptions() {
+    let notifier = Notifier<Int>()
+    #expect(notifier.observerCount == 0)
+    let first = notifier.chain().end()
+    let second = notifier.chain().end()
+    #expect(notifier.observerCount == 2)
+    first.invalidate()
+    #expect(notifier.observerCount == 1)
+    second.invalidate()
+    #expect(notifier.observerCount == 0)
+    let user = IntNotifier()
+    #expect(user.observerCount == 0)
+    let third = user.chain().end()
+    #expect(user.observerCount == 1)
+    withExtendedLifetime(third) {}
+  }
+
+  @Test func waitingReturnsOnceAValuesLoopHasSubscribed() async {
+    let notifier = Notifier<Int>()
+    let consumer = Task {
+      var seen: [Int] = []
+      for await value in notifier.chain().values {
+        seen.append(value)
+        if seen.count == 3 { break }
+      }
+      return seen
+    }
+    await notifier.waitForObservers()
+    for value in 1...3 { notifier.notify(value: value) }
+    #expect(await consumer.value == [1, 2, 3])
+  }
+
+  @Test func waitingForSeveralObserversReturnsWhenTheLastSubscribes() async {
+    let holder = ValueHolder(0)
+    let waiter = Task { await holder.waitForObservers(2) }
+    let first = holder.chain().end()
+    #expect(holder.observerCount == 1)
+    let second = holder.chain().end()
+    await waiter.value
+    #expect(holder.observerCount == 2)
+    withExtendedLifetime((first, second)) {}
+  }
+
+  @Test func waitingReturnsAtOnceWhenEnoughAreSubscribed() async {
+    let user = IntNotifier()
+    let observer = user.chain().end()
+    await user.waitForObservers(1)
+    #expect(user.observerCount == 1)
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func cancellingTheTaskEndsTheWait() async {
+    let notifier = Notifier<Int>()
+    let waiter = Task { await notifier.waitForObservers() }
+    waiter.cancel()
+    await waiter.value
+    #expect(notifier.observerCount == 0)
+  }
+
+  @Test func aCountBelowOneStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      await Notifier<Int>().waitForObservers(0)
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Sendable.waitForObservers(_:): count must be at least 1, got 0"))
+  }
+}
