@@ -1,20 +1,32 @@
 import Chaining
+import Dispatch
 
 /// A console "view" of a `TodoList`: it writes a line for everything it shows.
+///
+/// Like a screen, it has its own queue, and it shows things only there:
+/// every binding hops to that queue with `receive(on:)` before it writes,
+/// whichever thread changed the model.
 public final class ConsoleView {
+  private let queue: DispatchQueue
   private let write: (String) -> Void
   private let pool = ObserverPool()
 
-  /// Binds the view to `list`; lines go to `write`.
-  public init(list: TodoList, write: @escaping (String) -> Void) {
+  /// Binds the view to `list`; lines go to `write`, on `queue`.
+  public init(list: TodoList, queue: DispatchQueue, write: @escaping (String) -> Void) {
+    self.queue = queue
     self.write = write
     // The list itself: reload on sync, then one line per change.
-    list.items.chain().do { [weak self] event in self?.show(event) }.sync().addTo(pool)
-    // A derived value: the footer combines the count with the filter.
+    list.items.chain()
+      .receive(on: queue)
+      .do { [weak self] event in self?.show(event) }
+      .sync()
+      .addTo(pool)
+    // A derived value: the footer combines the count with the switch.
     list.remaining.chain()
       .combine(list.showsDone.chain())
       .map { remaining, showsDone in "footer: \(remaining) left\(showsDone ? "" : " (done hidden)")" }
-      .do { [weak self] in self?.write($0) }
+      .receive(on: queue)
+      .do { [weak self] in self?.line($0) }
       .sync()
       .addTo(pool)
   }
@@ -22,23 +34,29 @@ public final class ConsoleView {
   /// Ends every binding of the view, as closing a screen does.
   public func close() {
     pool.invalidate()
-    write("view closed")
+    queue.sync { line("view closed") }
+  }
+
+  /// Writes a line; only ever on the view's queue.
+  private func line(_ text: String) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    write(text)
   }
 
   private func show(_ event: RelayableArrayHolder<TodoItem>.Event) {
     switch event {
     case .fetched(let items), .set(let items):
-      write("list: \(items.map(Self.line).joined(separator: ", "))")
+      line("list: \(items.map(Self.line).joined(separator: ", "))")
     case .inserted(let index, let item):
-      write("row \(index) added: \(Self.line(item))")
+      line("row \(index) added: \(Self.line(item))")
     case .removed(let index, _):
-      write("row \(index) removed")
+      line("row \(index) removed")
     case .replaced(let index, let item):
-      write("row \(index) replaced: \(Self.line(item))")
+      line("row \(index) replaced: \(Self.line(item))")
     case .moved(let from, let to, _):
-      write("row \(from) moved to \(to)")
+      line("row \(from) moved to \(to)")
     case .relayed(_, let index, let item):
-      write("row \(index) changed: \(Self.line(item))")
+      line("row \(index) changed: \(Self.line(item))")
     }
   }
 

@@ -2,9 +2,10 @@ import Chaining
 
 /// One to-do: its own holders for the title and the done flag.
 ///
-/// The item is itself a sender (Chaining's `Sendable`): it broadcasts `()`
-/// whenever its title or done flag changes, so a `RelayableArrayHolder` of
-/// items relays every edit to the list's observers.
+/// The item is itself a sender (Chaining's `Sendable`, with nothing to
+/// store): it broadcasts `()` whenever its title or done flag changes, so a
+/// `RelayableArrayHolder` of items relays every edit to the list's
+/// observers. It keeps the bindings that do this in a pool of its own.
 public final class TodoItem: Chaining.Sendable, Swift.Sendable {
   /// Broadcast `()` on every change.
   public typealias ChainValue = Void
@@ -19,15 +20,7 @@ public final class TodoItem: Chaining.Sendable, Swift.Sendable {
   public init(_ title: String, isDone: Bool = false) {
     self.title = ValueHolder(title)
     self.isDone = ValueHolder(isDone)
-    self.title.chain().replaceWithVoid().sendTo(changes).end().addTo(pool)
-    self.isDone.chain().replaceWithVoid().sendTo(changes).end().addTo(pool)
-  }
-
-  /// Re-broadcasts the holders' changes as the item's own.
-  private let changes = Notifier<Void>()
-
-  /// The core of the item's changes. Not API.
-  public func _senderCore(creating: Bool) -> _SenderCore<Void>? {
-    changes._senderCore(creating: creating)
+    self.title.chain().do { [weak self] _ in self?.broadcast(value: ()) }.end().addTo(pool)
+    self.isDone.chain().do { [weak self] _ in self?.broadcast(value: ()) }.end().addTo(pool)
   }
 }

@@ -28,28 +28,45 @@ private final class Lines: @unchecked Swift.Sendable {
     #expect(Set(runs).count == 1)
   }
 
+  @Test func demoUsesNoUnderscoredAPI() throws {
+    // The demo is what a user copies: it must need nothing the README
+    // calls not API (such as `_senderCore(creating:)`).
+    let folder = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Sources/ChainingDemoKit")
+    let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+    #expect(files.count >= 4)
+    for file in files {
+      let text = try String(contentsOf: file, encoding: .utf8)
+      let usesUnderscored = text.contains("._") || text.contains(" _sender") || text.contains("func _")
+      #expect(!usesUnderscored, "\(file.lastPathComponent)")
+    }
+  }
+
   static let expected: [String] = [
-    "1. The view syncs: it shows the list and the footer at once.",
+    "1. The view syncs: it shows the list and the footer.",
     "list: [ ] Buy milk, [ ] Call Ann",
     "footer: 2 left",
-    "2. Adding a to-do inserts one row; the footer follows.",
+    "2. Adding a to-do: the model recounts (the footer), then the view adds the row.",
     "footer: 3 left",
     "row 2 added: [ ] Book flights",
-    "3. Each item has its own holders; editing one relays a row change.",
+    "3. Ticking one off: the model recounts, and the item's edit arrives as a row change.",
     "footer: 2 left",
     "row 0 changed: [x] Buy milk",
     "4. A text field bound both ways to an item's title.",
     "   field shows \"Call Ann\"",
+    "   the user types \"Call Ann back\"",
     "row 1 changed: [ ] Call Ann back",
+    "   the title sent the text back to the field once, and that echo stopped there: the loop settled",
+    "   the model sets the title to \"Call Ann tonight\"",
     "row 1 changed: [ ] Call Ann tonight",
     "   field shows \"Call Ann tonight\"",
-    "5. Hiding done items changes only the footer.",
+    "5. The 'show done' switch changes only the footer (this view does not filter rows).",
     "footer: 2 left (done hidden)",
-    "6. A sync from a background queue, delivered on the view's queue.",
+    "6. An import on a background queue: the view still shows it on its own queue.",
     "footer: 3 left (done hidden)",
     "row 3 added: [ ] Water plants",
-    "   received \"Water plants\" on the view queue",
-    "7. Closing the view ends its bindings: later changes print nothing.",
+    "7. Closing the view ends its bindings: later changes show nothing.",
     "view closed",
     "   the model still counts 3 left",
   ]
