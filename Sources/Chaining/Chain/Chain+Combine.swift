@@ -22,7 +22,7 @@ extension Chain {
   /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of `(Value, Other)` pairs.
   ///
-  /// ``sync()``, when this chain's source is ``Fetchable``, fetches every
+  /// ``sync()``, when any source is ``Fetchable``, fetches every
   /// fetchable source in order; with two fetchable sources it sends exactly
   /// one pair. Each finished chain keeps its own latest values, alive for as
   /// long as the observer. Sources are held as their own chains hold them.
@@ -30,7 +30,7 @@ extension Chain {
   public consuming func combine<Other, OtherSource>(
     _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(Value, Other), Source> {
-    combinePair(other)
+    combinePair(other, as: Source.self)
   }
 
   /// Combines a chain of pairs with a third chain into triples.
@@ -41,7 +41,7 @@ extension Chain {
   public consuming func combine<A, B, Other, OtherSource>(
     _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(A, B, Other), Source> where Value == (A, B) {
-    combinePair(other).map { ($0.0, $0.1, $1) }
+    combinePair(other, as: Source.self).map { ($0.0, $0.1, $1) }
   }
 
   /// Combines a chain of triples with a fourth chain into quadruples.
@@ -52,7 +52,7 @@ extension Chain {
   public consuming func combine<A, B, C, Other, OtherSource>(
     _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(A, B, C, Other), Source> where Value == (A, B, C) {
-    combinePair(other).map { ($0.0, $0.1, $0.2, $1) }
+    combinePair(other, as: Source.self).map { ($0.0, $0.1, $0.2, $1) }
   }
 
   /// Combines a chain of quadruples with a fifth chain into quintuples.
@@ -63,16 +63,88 @@ extension Chain {
   public consuming func combine<A, B, C, D, Other, OtherSource>(
     _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(A, B, C, D, Other), Source> where Value == (A, B, C, D) {
-    combinePair(other).map { ($0.0, $0.1, $0.2, $0.3, $1) }
+    combinePair(other, as: Source.self).map { ($0.0, $0.1, $0.2, $0.3, $1) }
   }
 
+  // The same joins when the other chain's source is `Fetchable`: the
+  // joined chain takes that source's type, so that `sync()` is available
+  // whichever side is fetchable. Swift prefers these, as more constrained,
+  // whenever they apply; the values are the same.
+
+  /// Joins a chain whose source is ``Fetchable``, sending both latest
+  /// values together; ``sync()`` is then available on the result.
+  ///
+  /// Behaves exactly as ``combine(_:)-6p7cs``; the
+  /// result takes the other chain's source type, so that a chain started
+  /// from a ``Notifier`` and combined with a holder can be synced:
+  ///
+  /// ```swift
+  /// let taps = Notifier<Int>()
+  /// let name = ValueHolder("Ann")
+  /// let pool = ObserverPool()
+  /// taps.chain().combine(name.chain()).do { print($0, $1) }.sync().addTo(pool)
+  /// // Prints nothing yet: `taps` has no value to fetch.
+  /// taps.notify(value: 1)
+  /// // Prints "1 Ann"
+  /// ```
+  ///
+  /// ``sync()`` fetches every fetchable source, in source order.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(Value, Other)` pairs.
   @inlinable
-  consuming func combinePair<Other, OtherSource>(
+  public consuming func combine<Other, OtherSource: Fetchable>(
     _ other: consuming Chain<Other, OtherSource>
-  ) -> Chain<(Value, Other), Source> {
+  ) -> Chain<(Value, Other), OtherSource> {
+    combinePair(other, as: OtherSource.self)
+  }
+
+  /// Combines a chain of pairs with a third chain, whose source is
+  /// ``Fetchable``, into triples; ``sync()`` is then available.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(A, B, Other)` triples.
+  @inlinable
+  public consuming func combine<A, B, Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(A, B, Other), OtherSource> where Value == (A, B) {
+    combinePair(other, as: OtherSource.self).map { ($0.0, $0.1, $1) }
+  }
+
+  /// Combines a chain of triples with a fourth chain, whose source is
+  /// ``Fetchable``, into quadruples; ``sync()`` is then available.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(A, B, C, Other)` tuples.
+  @inlinable
+  public consuming func combine<A, B, C, Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(A, B, C, Other), OtherSource> where Value == (A, B, C) {
+    combinePair(other, as: OtherSource.self).map { ($0.0, $0.1, $0.2, $1) }
+  }
+
+  /// Combines a chain of quadruples with a fifth chain, whose source is
+  /// ``Fetchable``, into quintuples; ``sync()`` is then available.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(A, B, C, D, Other)` tuples.
+  @inlinable
+  public consuming func combine<A, B, C, D, Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(A, B, C, D, Other), OtherSource> where Value == (A, B, C, D) {
+    combinePair(other, as: OtherSource.self).map { ($0.0, $0.1, $0.2, $0.3, $1) }
+  }
+
+  /// The pairs of `combine`, as a chain whose source type is `Result`:
+  /// this chain's, or the other's when that one is ``Fetchable``.
+  @inlinable
+  consuming func combinePair<Other, OtherSource, Result>(
+    _ other: consuming Chain<Other, OtherSource>,
+    as _: Result.Type
+  ) -> Chain<(Value, Other), Result> {
     let build = self.build
     let otherBuild = other.build
-    return Chain<(Value, Other), Source> { given, context in
+    return Chain<(Value, Other), Result> { given, context in
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value, Other)) -> Void
       if let given { downstream = given } else { downstream = { _ in } }
@@ -92,5 +164,59 @@ extension Chain {
         context
       )
     }
+  }
+}
+
+// When both sources are fetchable, the joined chain keeps this chain's
+// source type, as it does when only this one is.
+extension Chain where Source: Fetchable {
+  /// Joins a chain of another value type when both sources are
+  /// ``Fetchable``, keeping this chain's source type.
+  ///
+  /// Behaves exactly as ``combine(_:)-6p7cs``.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(Value, Other)` pairs.
+  @inlinable
+  public consuming func combine<Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(Value, Other), Source> {
+    combinePair(other, as: Source.self)
+  }
+
+  /// Combines a chain of pairs with a third chain into triples when both
+  /// sources are ``Fetchable``, keeping this chain's source type.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(A, B, Other)` triples.
+  @inlinable
+  public consuming func combine<A, B, Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(A, B, Other), Source> where Value == (A, B) {
+    combinePair(other, as: Source.self).map { ($0.0, $0.1, $1) }
+  }
+
+  /// Combines a chain of triples with a fourth chain into quadruples when
+  /// both sources are ``Fetchable``, keeping this chain's source type.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(A, B, C, Other)` tuples.
+  @inlinable
+  public consuming func combine<A, B, C, Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(A, B, C, Other), Source> where Value == (A, B, C) {
+    combinePair(other, as: Source.self).map { ($0.0, $0.1, $0.2, $1) }
+  }
+
+  /// Combines a chain of quadruples with a fifth chain into quintuples
+  /// when both sources are ``Fetchable``, keeping this chain's source type.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(A, B, C, D, Other)` tuples.
+  @inlinable
+  public consuming func combine<A, B, C, D, Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(A, B, C, D, Other), Source> where Value == (A, B, C, D) {
+    combinePair(other, as: Source.self).map { ($0.0, $0.1, $0.2, $0.3, $1) }
   }
 }

@@ -39,8 +39,8 @@ extension Chain {
   /// Hands one part of each value, such as one element of a tuple, to a
   /// receiver, and passes the whole value on.
   ///
-  /// Route the elements of a ``combine(_:)->Chain<(Value,Other),Source>``
-  /// or ``tuple(_:)`` to different receivers:
+  /// Route the elements of a ``combine(_:)-6p7cs``
+  /// or ``tuple(_:)-5b6zn`` to different receivers:
   ///
   /// ```swift
   /// final class Label: Receivable {

@@ -6,7 +6,7 @@ extension Chain {
   ///
   /// Each delivery sets exactly one side: `(value, nil)` for a value from this
   /// chain, `(nil, value)` for one from `other`. Use
-  /// ``combine(_:)->Chain<(Value,Other),Source>`` to get both latest values
+  /// ``combine(_:)-6p7cs`` to get both latest values
   /// together instead.
   ///
   /// ```swift
@@ -21,21 +21,62 @@ extension Chain {
   /// - Parameter other: The chain to join. It is consumed.
   /// - Returns: A chain of `(Value?, Other?)` pairs.
   ///
-  /// ``sync()``, when this chain's source is ``Fetchable``, sends one pair for
+  /// ``sync()``, when any source is ``Fetchable``, sends one pair for
   /// each fetchable source, in source order. Sources are held as their own
   /// chains hold them.
   @inlinable
   public consuming func tuple<Other, OtherSource>(
     _ other: consuming Chain<Other, OtherSource>
   ) -> Chain<(Value?, Other?), Source> {
+    tuplePair(other, as: Source.self)
+  }
+
+  /// Joins a chain whose source is ``Fetchable``, sending each value with
+  /// its side; ``sync()`` is then available on the result.
+  ///
+  /// Behaves exactly as ``tuple(_:)-5b6zn``; the
+  /// result takes the other chain's source type, so that a chain started
+  /// from a ``Notifier`` and joined with a holder can be synced.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(Value?, Other?)` pairs.
+  @inlinable
+  public consuming func tuple<Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(Value?, Other?), OtherSource> {
+    tuplePair(other, as: OtherSource.self)
+  }
+
+  /// The pairs of `tuple`, as a chain whose source type is `Result`.
+  @inlinable
+  consuming func tuplePair<Other, OtherSource, Result>(
+    _ other: consuming Chain<Other, OtherSource>,
+    as _: Result.Type
+  ) -> Chain<(Value?, Other?), Result> {
     let build = self.build
     let otherBuild = other.build
-    return Chain<(Value?, Other?), Source> { given, context in
+    return Chain<(Value?, Other?), Result> { given, context in
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value?, Other?)) -> Void
       if let given { downstream = given } else { downstream = { _ in } }
       build({ downstream(($0, nil)) }, context)
       otherBuild({ downstream((nil, $0)) }, context)
     }
+  }
+}
+
+extension Chain where Source: Fetchable {
+  /// Joins a chain of another value type when both sources are
+  /// ``Fetchable``: the joined chain keeps this chain's source type.
+  ///
+  /// Behaves exactly as ``tuple(_:)-5b6zn``.
+  ///
+  /// - Parameter other: The chain to join. It is consumed.
+  /// - Returns: A chain of `(Value?, Other?)` pairs.
+  @inlinable
+  public consuming func tuple<Other, OtherSource: Fetchable>(
+    _ other: consuming Chain<Other, OtherSource>
+  ) -> Chain<(Value?, Other?), Source> {
+    tuplePair(other, as: Source.self)
   }
 }

@@ -305,3 +305,66 @@ private func removingRepeats(_ values: [Int]) -> [Int] {
   }
   return result
 }
+
+extension ChainCombineTests {
+  @Test func syncOnACombineStartingFromANotifierWaitsForItsFirstValue() {
+    let taps = Notifier<Int>()
+    let name = ValueHolder("Ann")
+    let received = Recorder<String>()
+    let observer = taps.chain().combine(name.chain()).do { received.append("\($0) \($1)") }.sync()
+    #expect(received.history.isEmpty)
+    taps.notify(value: 1)
+    name.value = "Bob"
+    #expect(received.history == ["1 Ann", "1 Bob"])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func syncOnAFiveWayCombineWhoseOnlyFetchableSourceIsInTheMiddle() {
+    let a = Notifier<Int>()
+    let b = Notifier<Int>()
+    let c = ValueHolder(3)
+    let d = Notifier<Int>()
+    let e = Notifier<Int>()
+    let received = Recorder<[Int]>()
+    let observer = a.chain().combine(b.chain()).combine(c.chain()).combine(d.chain()).combine(e.chain())
+      .do { received.append([$0, $1, $2, $3, $4]) }.sync()
+    for (notifier, value) in [(a, 1), (b, 2), (d, 4), (e, 5)] { notifier.notify(value: value) }
+    #expect(received.history == [[1, 2, 3, 4, 5]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func theJoinedChainTakesTheFirstFetchableSourceType() {
+    let taps = Notifier<Int>()
+    let name = ValueHolder("Ann")
+    let age = ValueHolder(29)
+    // Only the second is fetchable: the result takes its type.
+    let fromNotifier: Chain<(Int, String), ValueHolder<String>> = taps.chain().combine(name.chain())
+    // Both fetchable: the first keeps its type, as before.
+    let fromHolder: Chain<(String, Int), ValueHolder<String>> = name.chain().combine(age.chain())
+    let merged: Chain<Int, ValueHolder<Int>> = taps.chain().merge(age.chain())
+    let tupled: Chain<(String?, Int?), ValueHolder<String>> = name.chain().tuple(age.chain())
+    let observers = [fromNotifier.end(), fromHolder.end(), merged.end(), tupled.end()]
+    #expect(observers.count == 4)
+  }
+
+  @Test func syncOnATupleStartingFromANotifierSendsTheFetchedSide() {
+    let taps = Notifier<Int>()
+    let name = ValueHolder("Ann")
+    let received = Recorder<String>()
+    let observer = taps.chain().tuple(name.chain()).do { received.append("\($0 as Any) \($1 as Any)") }.sync()
+    #expect(received.history == ["nil Optional(\"Ann\")"])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func syncOnJoinsWithNoFetchableSourceDoesNotCompile() throws {
+    for join in ["combine", "tuple"] {
+      let result = try CompileCheck.typecheck(
+        """
+        let observer = Notifier<Int>().chain().\(join)(Notifier<String>().chain()).sync()
+        """
+      )
+      #expect(!result.succeeded, "\(join)")
+      #expect(result.diagnostics.contains("Fetchable"), "\(result.diagnostics)")
+    }
+  }
+}

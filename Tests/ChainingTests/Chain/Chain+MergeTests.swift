@@ -133,15 +133,45 @@ private final class Slot: Fetchable {
     withExtendedLifetime(observer) {}
   }
 
-  @Test func syncOnAMergeStartingFromANotifierDoesNotCompile() throws {
+  @Test func syncOnAMergeStartingFromANotifierFetchesTheHolder() {
+    // SwiftChaining allowed it: the fetchable side decides.
+    let notifier = Notifier<Int>()
+    let holder = ValueHolder(1)
+    let received = Recorder<Int>()
+    let observer = notifier.chain().merge(holder.chain()).do { received.append($0) }.sync()
+    #expect(received.history == [1])
+    notifier.notify(value: 2)
+    holder.value = 3
+    #expect(received.history == [1, 2, 3])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func syncOnAMergeOfFetchableSourcesFetchesEachInSourceOrder() {
+    let notifier = Notifier<Int>()
+    let first = ValueHolder(1)
+    let second = ValueHolder(2)
+    let received = Recorder<Int>()
+    let observer = notifier.chain().merge(first.chain()).merge(notifier.chain()).merge(second.chain())
+      .do { received.append($0) }.sync()
+    #expect(received.history == [1, 2])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func syncOnAMergeWithNoFetchableSourceDoesNotCompile() throws {
     let result = try CompileCheck.typecheck(
+      """
+      let observer = Notifier<Int>().chain().merge(Notifier<Int>().chain()).sync()
+      """
+    )
+    #expect(!result.succeeded)
+    #expect(result.diagnostics.contains("Fetchable"), "\(result.diagnostics)")
+    let control = try CompileCheck.typecheck(
       """
       let holder = ValueHolder(1)
       let observer = Notifier<Int>().chain().merge(holder.chain()).sync()
       """
     )
-    #expect(!result.succeeded)
-    #expect(result.diagnostics.contains("Fetchable"), "\(result.diagnostics)")
+    #expect(control.succeeded, "\(control.diagnostics)")
   }
 
   // MARK: - Lifetime
