@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // MARK: - NotificationAdapter
 
@@ -12,8 +13,9 @@ import Foundation
 /// // Prints "posted DidSave"
 /// ```
 ///
-/// The adapter observes the center from its creation until it is released.
-/// Handlers run on the thread that posts, synchronously inside `post`.
+/// The adapter observes the center from its creation until it is released
+/// or ``invalidate()`` is called. Handlers run on the thread that posts,
+/// synchronously inside `post`.
 public final class NotificationAdapter: Sendable {
   /// The notifications, as chains receive them.
   public typealias ChainValue = Notification
@@ -21,6 +23,8 @@ public final class NotificationAdapter: Sendable {
   private let core = _SenderCore<Notification>()
   private let center: NotificationCenter
   private let token: any NSObjectProtocol
+  /// Set by the first ``invalidate()``, so that the center is told once.
+  private let stopped = Atomic<Bool>(false)
 
   /// Starts observing `name`.
   ///
@@ -38,8 +42,20 @@ public final class NotificationAdapter: Sendable {
   }
 
   deinit {
-    center.removeObserver(token)
+    invalidate()
     core.senderEnded()
+  }
+
+  /// Stops observing the center at once: a notification posted after this
+  /// returns is not broadcast. Releasing the adapter does the same.
+  ///
+  /// Safe to call more than once, from any thread; chains started from the
+  /// adapter stay subscribed and simply receive nothing more. A handler
+  /// already running for a notification posted before finishes.
+  public func invalidate() {
+    // Acquiring and releasing: the one call that flips it tells the center.
+    guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    center.removeObserver(token)
   }
 
   /// The stored core of this adapter. Not API.
@@ -48,5 +64,6 @@ public final class NotificationAdapter: Sendable {
   }
 }
 
-// @unchecked: the adapter's state is constant after init; the core guards itself.
+// @unchecked: the adapter's state is constant after init but for `stopped`,
+// which is atomic; the core guards itself.
 extension NotificationAdapter: @unchecked Swift.Sendable {}

@@ -81,6 +81,20 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
     }
   }
 
+  /// The property's value, or `nil` once the object is gone.
+  ///
+  /// Where ``value`` then returns the last value read or written, this
+  /// tells the two cases apart. Read under the adapter's lock, with the
+  /// object, so the answer is one of the two, never a value read from a
+  /// dying object.
+  public var safeValue: T? {
+    store.writeEvents { cached -> ([T], T?, Any?) in
+      guard let object else { return ([], nil, nil) }
+      cached = object[keyPath: keyPath]
+      return ([], cached, nil)
+    }
+  }
+
   /// Reads the property and broadcasts it, for a change made to the object directly.
   ///
   /// Does nothing once the object is gone.

@@ -106,6 +106,18 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
     engine.entry(at: index, in: "element(at:)")
   }
 
+  /// The number of elements the holder can store without allocating more,
+  /// as `Array.capacity`.
+  public var capacity: Int { engine.capacity }
+
+  /// Makes room for at least `minimumCapacity` elements, as
+  /// `Array.reserveCapacity(_:)`, before many writes; sends nothing.
+  ///
+  /// - Parameter minimumCapacity: How many elements to make room for.
+  public func reserveCapacity(_ minimumCapacity: Int) {
+    engine.reserveCapacity(minimumCapacity)
+  }
+
   // MARK: Writing
 
   /// Replaces all elements and sends ``Event/set(_:)``.

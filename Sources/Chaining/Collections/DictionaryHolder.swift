@@ -83,7 +83,44 @@ public final class DictionaryHolder<Key: Hashable, Value>: Syncable, Receivable 
     }
   }
 
+  /// The number of entries the holder can store without allocating more,
+  /// as `Dictionary.capacity`.
+  public var capacity: Int { engine.capacity }
+
+  /// Makes room for at least `minimumCapacity` entries, as
+  /// `Dictionary.reserveCapacity(_:)`, before many writes; sends nothing.
+  ///
+  /// - Parameter minimumCapacity: How many entries to make room for.
+  public func reserveCapacity(_ minimumCapacity: Int) {
+    engine.reserveCapacity(minimumCapacity)
+  }
+
   // MARK: Writing
+
+  /// Inserts `value` for a `key` that has no value yet, and sends
+  /// ``Event/inserted(key:value:)``.
+  ///
+  /// Use it where a key already present would be a mistake; the subscript
+  /// inserts or replaces without asking.
+  ///
+  /// - Parameters:
+  ///   - key: A key with no value; a key that has one stops the program with
+  ///     a message naming the key.
+  ///   - value: The value to insert.
+  public func insert(key: Key, value: Value) {
+    engine.insert(value, forKey: key, in: "DictionaryHolder.insert(key:value:)")
+  }
+
+  /// Replaces the value of a `key` that has one, and sends
+  /// ``Event/replaced(key:value:)``.
+  ///
+  /// - Parameters:
+  ///   - key: A key with a value; a key that has none stops the program with
+  ///     a message naming the key.
+  ///   - value: The new value.
+  public func replace(key: Key, value: Value) {
+    _ = engine.replace(value, forKey: key, in: "DictionaryHolder.replace(key:value:)")
+  }
 
   /// Replaces all entries and sends ``Event/set(_:)``.
   public func set(_ entries: [Key: Value]) {

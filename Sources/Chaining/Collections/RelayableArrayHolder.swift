@@ -108,6 +108,18 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
     engine.entry(at: index, in: "element(at:)").element
   }
 
+  /// The number of elements the holder can store without allocating more,
+  /// as `Array.capacity`.
+  public var capacity: Int { engine.capacity }
+
+  /// Makes room for at least `minimumCapacity` elements, as
+  /// `Array.reserveCapacity(_:)`, before many writes; sends nothing.
+  ///
+  /// - Parameter minimumCapacity: How many elements to make room for.
+  public func reserveCapacity(_ minimumCapacity: Int) {
+    engine.reserveCapacity(minimumCapacity)
+  }
+
   // MARK: Writing
 
   /// Replaces all elements, sends ``Event/set(_:)``, and relays the new elements only.
@@ -193,3 +205,5 @@ extension RelayableArrayHolder.Event: Swift.Sendable where Element: Swift.Sendab
 }
 
 extension RelayableArrayHolder: ArrayActionApplying {}
+
+extension RelayableArrayHolder.Event: Equatable where Element: Equatable, Element.ChainValue: Equatable {}

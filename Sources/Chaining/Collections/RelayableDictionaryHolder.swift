@@ -101,7 +101,43 @@ public final class RelayableDictionaryHolder<Key: Hashable, Value: Sendable>: Sy
     }
   }
 
+  /// The number of entries the holder can store without allocating more,
+  /// as `Dictionary.capacity`.
+  public var capacity: Int { engine.capacity }
+
+  /// Makes room for at least `minimumCapacity` entries, as
+  /// `Dictionary.reserveCapacity(_:)`, before many writes; sends nothing.
+  ///
+  /// - Parameter minimumCapacity: How many entries to make room for.
+  public func reserveCapacity(_ minimumCapacity: Int) {
+    engine.reserveCapacity(minimumCapacity)
+  }
+
   // MARK: Writing
+
+  /// Inserts `value` for a `key` that has no value yet, sends
+  /// ``Event/inserted(key:value:)``, and relays it.
+  ///
+  /// - Parameters:
+  ///   - key: A key with no value; a key that has one stops the program with
+  ///     a message naming the key.
+  ///   - value: The value to insert.
+  public func insert(key: Key, value: Value) {
+    engine.insert(makeEntry(value, forKey: key), forKey: key, in: "RelayableDictionaryHolder.insert(key:value:)")
+  }
+
+  /// Replaces the value of a `key` that has one, sends
+  /// ``Event/replaced(key:value:)``, and relays the new value instead of
+  /// the old one.
+  ///
+  /// - Parameters:
+  ///   - key: A key with a value; a key that has none stops the program with
+  ///     a message naming the key.
+  ///   - value: The new value.
+  public func replace(key: Key, value: Value) {
+    engine.replace(makeEntry(value, forKey: key), forKey: key, in: "RelayableDictionaryHolder.replace(key:value:)")
+      .stop()
+  }
 
   /// Replaces all entries, sends ``Event/set(_:)``, and relays the new values only.
   public func set(_ entries: [Key: Value]) {
@@ -160,3 +196,5 @@ extension RelayableDictionaryHolder.Event: Swift.Sendable
 where Key: Swift.Sendable, Value: Swift.Sendable, Value.ChainValue: Swift.Sendable {}
 
 extension RelayableDictionaryHolder: DictionaryActionApplying {}
+
+extension RelayableDictionaryHolder.Event: Equatable where Value: Equatable, Value.ChainValue: Equatable {}

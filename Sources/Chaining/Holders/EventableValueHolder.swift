@@ -100,3 +100,12 @@ extension EventableValueHolder.Event: Equatable where T: Equatable {}
 
 // @unchecked: the value and the observers are guarded by the store.
 extension EventableValueHolder: @unchecked Swift.Sendable where T: Swift.Sendable {}
+
+/// Two holders are equal when their values are (see ``ValueHolder``'s
+/// `Equatable` conformance for what that means for reference types).
+extension EventableValueHolder: Equatable where T: Equatable {
+  /// Whether the two holders' current values are equal.
+  public static func == (lhs: EventableValueHolder, rhs: EventableValueHolder) -> Bool {
+    lhs.value == rhs.value
+  }
+}

@@ -131,3 +131,15 @@ public final class RelayableValueHolder<T: Sendable>: Syncable, Receivable {
 extension RelayableValueHolder: @unchecked Swift.Sendable where T: Swift.Sendable, T.ChainValue: Swift.Sendable {}
 
 extension RelayableValueHolder.Event: Swift.Sendable where T: Swift.Sendable, T.ChainValue: Swift.Sendable {}
+
+/// Two holders are equal when their held objects are, by the objects' own
+/// `==` (see ``ValueHolder``'s `Equatable` conformance for what that means
+/// for reference types).
+extension RelayableValueHolder: Equatable where T: Equatable {
+  /// Whether the two holders' current objects are equal.
+  public static func == (lhs: RelayableValueHolder, rhs: RelayableValueHolder) -> Bool {
+    lhs.value == rhs.value
+  }
+}
+
+extension RelayableValueHolder.Event: Equatable where T: Equatable, T.ChainValue: Equatable {}

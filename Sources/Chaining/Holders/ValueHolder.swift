@@ -111,3 +111,15 @@ public final class ValueHolder<T>: Syncable, Receivable {
 // @unchecked: the value and the observers are guarded by the store; a value
 // crosses threads only when `T` is itself `Swift.Sendable`.
 extension ValueHolder: @unchecked Swift.Sendable where T: Swift.Sendable {}
+
+/// Two holders are equal when their values are, as in SwiftChaining.
+///
+/// Holders are reference types: `==` compares the values they hold now,
+/// each read under its own lock, not their identity (use `===` for that).
+/// Two holders equal now may differ after the next write.
+extension ValueHolder: Equatable where T: Equatable {
+  /// Whether the two holders' current values are equal.
+  public static func == (lhs: ValueHolder, rhs: ValueHolder) -> Bool {
+    lhs.value == rhs.value
+  }
+}

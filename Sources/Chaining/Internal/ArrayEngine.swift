@@ -25,6 +25,14 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
   var entries: [Entry] { store.read { $0 } }
   var count: Int { store.read { $0.count } }
 
+  /// The number of entries the storage can hold without growing.
+  var capacity: Int { store.read { $0.capacity } }
+
+  /// Makes room for at least `minimumCapacity` entries; sends nothing.
+  func reserveCapacity(_ minimumCapacity: Int) {
+    store.withLock { entries, _ in entries.reserveCapacity(minimumCapacity) }
+  }
+
   func entry(at index: Int, in method: String) -> Entry {
     store.read { entries in
       check(index, count: entries.count, method)

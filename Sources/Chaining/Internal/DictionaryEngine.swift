@@ -37,6 +37,38 @@ final class DictionaryEngine<Key: Hashable, Entry, Event>: @unchecked Swift.Send
     }
   }
 
+  /// Inserts `entry` for `key`, which must have none: otherwise stops the
+  /// program, naming `method` and the key (described after unlocking: a
+  /// `description` may use the holder).
+  func insert(_ entry: Entry, forKey key: Key, in method: String) {
+    let inserted = store.writeEvents { entries -> (events: [Event], result: Bool, garbage: Any?) in
+      if entries[key] != nil { return ([], false, nil) }
+      entries[key] = entry
+      return ([makeEvent(.inserted(key, entry))], true, nil)
+    }
+    if !inserted { fatalError("\(method): key \(String(describing: key)) is already present; use replace(key:value:)") }
+  }
+
+  /// Replaces the entry for `key`, which must have one (otherwise stops the
+  /// program, naming `method` and the key), and returns the old entry.
+  func replace(_ entry: Entry, forKey key: Key, in method: String) -> Entry {
+    let old = store.writeEvents { entries -> (events: [Event], result: Entry?, garbage: Any?) in
+      guard entries[key] != nil else { return ([], nil, nil) }
+      let old = entries.updateValue(entry, forKey: key)
+      return ([makeEvent(.replaced(key, entry))], old, nil)
+    }
+    guard let old else { fatalError("\(method): no value for key \(String(describing: key)); use insert(key:value:)") }
+    return old
+  }
+
+  /// The number of entries the storage can hold without growing.
+  var capacity: Int { store.read { $0.capacity } }
+
+  /// Makes room for at least `minimumCapacity` entries; sends nothing.
+  func reserveCapacity(_ minimumCapacity: Int) {
+    store.withLock { entries, _ in entries.reserveCapacity(minimumCapacity) }
+  }
+
   /// Removes the entry for `key` and returns it; sends nothing when there is none.
   func removeValue(forKey key: Key) -> Entry? {
     store.writeEvents { entries in

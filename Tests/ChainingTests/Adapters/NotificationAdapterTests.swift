@@ -204,3 +204,32 @@ private func uniqueName(_ label: String = #function) -> Notification.Name {
     withExtendedLifetime(observer) {}
   }
 }
+
+@Suite struct NotificationAdapterInvalidateTests {
+  @Test func invalidateStopsObservingAtOnce() {
+    let name = uniqueName()
+    let center = NotificationCenter()
+    let adapter = NotificationAdapter(name, center: center)
+    let received = Recorder<String>()
+    let observer = adapter.chain().map(\.name.rawValue).do { received.append($0) }.end()
+    center.post(name: name, object: nil)
+    adapter.invalidate()
+    center.post(name: name, object: nil)
+    adapter.invalidate()  // again: harmless
+    #expect(received.history == [name.rawValue])
+    #expect(!observer.isInvalidated)
+    withExtendedLifetime((adapter, observer)) {}
+  }
+
+  @Test func invalidatingFromSeveralThreadsAtOnceIsSafe() {
+    let name = uniqueName()
+    let center = NotificationCenter()
+    let adapter = NotificationAdapter(name, center: center)
+    let received = Recorder<Int>()
+    let observer = adapter.chain().do { _ in received.append(1) }.end()
+    race(threads: 4) { _ in adapter.invalidate() }
+    center.post(name: name, object: nil)
+    #expect(received.count == 0)
+    withExtendedLifetime(observer) {}
+  }
+}

@@ -369,3 +369,20 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     withExtendedLifetime(observers) {}
   }
 }
+
+@Suite struct PropertyAdapterSafeValueTests {
+  final class Profile {
+    var name = "Ann"
+  }
+
+  @Test func safeValueIsNilOnceTheObjectIsGone() {
+    var profile: Profile? = Profile()
+    let adapter = PropertyAdapter(profile!, keyPath: \.name)
+    #expect(adapter.safeValue == "Ann")
+    profile!.name = "Bob"
+    #expect(adapter.safeValue == "Bob")
+    profile = nil
+    #expect(adapter.safeValue == nil)
+    #expect(adapter.value == "Bob")
+  }
+}

@@ -680,3 +680,66 @@ private struct SplitMix64: RandomNumberGenerator {
     return mixed ^ (mixed >> 31)
   }
 }
+
+@Suite struct DictionaryHolderInsertReplaceTests {
+  @Test func insertAndReplaceSendTheirEvents() {
+    let holder = DictionaryHolder<String, Int>()
+    let events = Recorder<DictionaryHolder<String, Int>.Event>()
+    let observer = holder.chain().do { events.append($0) }.end()
+    holder.insert(key: "a", value: 1)
+    holder.replace(key: "a", value: 2)
+    #expect(events.history == [.inserted(key: "a", value: 1), .replaced(key: "a", value: 2)])
+    #expect(holder.raw == ["a": 2])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func relayableInsertAndReplaceRelayTheNewValueOnly() {
+    let holder = RelayableDictionaryHolder<String, ValueHolder<Int>>()
+    let events = Recorder<String>()
+    let observer = holder.chain().do { event in
+      if case .relayed(let value, let key, _) = event { events.append("\(key) \(value)") }
+    }.end()
+    let old = ValueHolder(1)
+    let new = ValueHolder(2)
+    holder.insert(key: "a", value: old)
+    holder.replace(key: "a", value: new)
+    old.value = 10
+    new.value = 20
+    #expect(events.history == ["a 20"])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func capacityIsReserved() {
+    let array = ArrayHolder<Int>()
+    array.reserveCapacity(100)
+    #expect(array.capacity >= 100)
+    let relayableArray = RelayableArrayHolder<Notifier<Int>>()
+    relayableArray.reserveCapacity(50)
+    #expect(relayableArray.capacity >= 50)
+    let dictionary = DictionaryHolder<Int, Int>()
+    dictionary.reserveCapacity(64)
+    #expect(dictionary.capacity >= 64)
+    let relayableDictionary = RelayableDictionaryHolder<Int, Notifier<Int>>()
+    relayableDictionary.reserveCapacity(32)
+    #expect(relayableDictionary.capacity >= 32)
+    #expect(array.count == 0 && dictionary.count == 0)
+  }
+
+  @Test func insertingAPresentKeyStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let holder = DictionaryHolder(["a": 1])
+      holder.insert(key: "a", value: 2)
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("DictionaryHolder.insert(key:value:): key a is already present"), "\(message)")
+  }
+
+  @Test func replacingAMissingKeyStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let holder = RelayableDictionaryHolder<String, Notifier<Int>>()
+      holder.replace(key: "b", value: Notifier())
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("RelayableDictionaryHolder.replace(key:value:): no value for key b"), "\(message)")
+  }
+}

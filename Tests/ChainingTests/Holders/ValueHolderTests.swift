@@ -166,3 +166,36 @@ import Testing
     withExtendedLifetime((first, second)) {}
   }
 }
+
+@Suite struct HolderEquatableTests {
+  @Test func valueHoldersCompareTheirValues() {
+    let a = ValueHolder(1)
+    let b = ValueHolder(1)
+    #expect(a == b)
+    b.value = 2
+    #expect(a != b)
+    #expect(EventableValueHolder("x") == EventableValueHolder("x"))
+    #expect(EventableValueHolder("x") != EventableValueHolder("y"))
+  }
+
+  @Test func relayableHoldersCompareTheirObjectsByEquality() {
+    let first = RelayableValueHolder(ValueHolder(5))
+    let second = RelayableValueHolder(ValueHolder(5))
+    #expect(first == second)
+    second.value = ValueHolder(6)
+    #expect(first != second)
+    typealias Event = RelayableValueHolder<ValueHolder<Int>>.Event
+    #expect(Event.relayed(3) == Event.relayed(3))
+    #expect(Event.current(ValueHolder(1)) == Event.current(ValueHolder(1)))
+    #expect(Event.fetched(ValueHolder(1)) != Event.current(ValueHolder(1)))
+  }
+
+  @Test func relayableCollectionEventsAreEquatable() {
+    typealias ArrayEvent = RelayableArrayHolder<ValueHolder<Int>>.Event
+    #expect(ArrayEvent.inserted(at: 0, element: ValueHolder(1)) == .inserted(at: 0, element: ValueHolder(1)))
+    #expect(ArrayEvent.relayed(2, at: 0, element: ValueHolder(1)) != .relayed(3, at: 0, element: ValueHolder(1)))
+    typealias DictionaryEvent = RelayableDictionaryHolder<String, ValueHolder<Int>>.Event
+    #expect(DictionaryEvent.removed(key: "a", value: ValueHolder(1)) == .removed(key: "a", value: ValueHolder(1)))
+    #expect(DictionaryEvent.set([:]) != .fetched([:]))
+  }
+}
