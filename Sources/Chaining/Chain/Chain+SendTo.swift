@@ -67,7 +67,7 @@ extension Chain {
 extension Receivable {
   /// Returns a wrapper that makes the finished ``Observer`` keep this receiver alive.
   ///
-  /// Pass it to ``Chain/sendTo(_:)-(Retainer<Receiver>)``.
+  /// Pass it to ``Chain/sendTo(_:)-40asi``.
   ///
   /// - Returns: A ``Retainer`` holding this object strongly.
   public func retain() -> Retainer<Self> {

@@ -64,7 +64,7 @@ extension Chainable {
   ///
   /// By default an observer holds neither the object its chain started from
   /// nor the receivers it sends to. Start the chain from `retain()`, or pass
-  /// `retain()` to ``Chain/sendTo(_:)-(Retainer<Receiver>)``, to keep the object
+  /// `retain()` to ``Chain/sendTo(_:)-40asi``, to keep the object
   /// alive for as long as the observer is valid:
   ///
   /// ```swift

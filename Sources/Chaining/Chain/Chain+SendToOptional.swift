@@ -1,0 +1,166 @@
+// MARK: - sendTo across optionals
+
+// The `sendTo` forms that bridge an optional and a non-optional value, as
+// SwiftChaining's did: a chain of `T?` into a receiver of `T` skips `nil`,
+// and a chain of `T` into a receiver of `T?` wraps. Each passes every value
+// on unchanged, and holds its receiver as the exact-type form does. Swift
+// picks them only when the exact-type form does not apply.
+
+extension Chain {
+  /// Sends each value that is not `nil`, unwrapped, to a receiver of the
+  /// wrapped type, and passes every value on.
+  ///
+  /// ```swift
+  /// let selection = ValueHolder<String?>(nil)
+  /// let title = ValueHolder("")
+  /// let pool = ObserverPool()
+  /// selection.chain().sendTo(title).sync().addTo(pool)
+  /// selection.value = "Inbox"   // title.value == "Inbox"
+  /// selection.value = nil       // title.value is still "Inbox"
+  /// ```
+  ///
+  /// - Parameter receiver: The receiver, held weakly (pass
+  ///   `receiver.retain()` to keep it alive).
+  /// - Returns: The chain, passing on every value, `nil` included.
+  @inlinable
+  public consuming func sendTo<Receiver: Receivable, Wrapped>(_ receiver: Receiver) -> Chain<Value, Source>
+  where Value == Wrapped?, Receiver.ReceiveValue == Wrapped {
+    appending { downstream in
+      { [weak receiver] value in
+        if let value { receiver?.receive(value: value) }
+        downstream(value)
+      }
+    }
+  }
+
+  /// Sends each value that is not `nil`, unwrapped, to a retained receiver
+  /// of the wrapped type, and passes every value on.
+  ///
+  /// - Parameter retainer: The receiver, kept alive by the observer.
+  /// - Returns: The chain, passing on every value, `nil` included.
+  @inlinable
+  public consuming func sendTo<Receiver: Receivable, Wrapped>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  where Value == Wrapped?, Receiver.ReceiveValue == Wrapped {
+    let receiver = retainer.object
+    return appending { downstream in
+      { value in
+        if let value { receiver.receive(value: value) }
+        downstream(value)
+      }
+    }
+  }
+
+  /// Sends each value, wrapped in an optional, to a receiver of optionals,
+  /// and passes it on.
+  ///
+  /// - Parameter receiver: The receiver, held weakly (pass
+  ///   `receiver.retain()` to keep it alive).
+  /// - Returns: The chain, unchanged.
+  @inlinable
+  public consuming func sendTo<Receiver: Receivable>(_ receiver: Receiver) -> Chain<Value, Source>
+  where Receiver.ReceiveValue == Value? {
+    appending { downstream in
+      { [weak receiver] value in
+        receiver?.receive(value: value)
+        downstream(value)
+      }
+    }
+  }
+
+  /// Sends each value, wrapped in an optional, to a retained receiver of
+  /// optionals, and passes it on.
+  ///
+  /// - Parameter retainer: The receiver, kept alive by the observer.
+  /// - Returns: The chain, unchanged.
+  @inlinable
+  public consuming func sendTo<Receiver: Receivable>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  where Receiver.ReceiveValue == Value? {
+    let receiver = retainer.object
+    return appending { downstream in
+      { value in
+        receiver.receive(value: value)
+        downstream(value)
+      }
+    }
+  }
+
+  /// Writes each value that is not `nil`, unwrapped, into a non-optional
+  /// property of `object`, and passes every value on.
+  ///
+  /// - Parameters:
+  ///   - object: The object, held weakly.
+  ///   - keyPath: The property to write.
+  /// - Returns: The chain, passing on every value, `nil` included.
+  @inlinable
+  public consuming func sendTo<Root: AnyObject, Wrapped>(
+    _ object: Root,
+    _ keyPath: ReferenceWritableKeyPath<Root, Wrapped>
+  ) -> Chain<Value, Source> where Value == Wrapped? {
+    appending { downstream in
+      { [weak object] value in
+        if let value { object?[keyPath: keyPath] = value }
+        downstream(value)
+      }
+    }
+  }
+
+  /// Writes each value, wrapped, into an optional property of `object`, and
+  /// passes it on.
+  ///
+  /// - Parameters:
+  ///   - object: The object, held weakly.
+  ///   - keyPath: The property to write.
+  /// - Returns: The chain, unchanged.
+  @inlinable
+  public consuming func sendTo<Root: AnyObject>(
+    _ object: Root,
+    _ keyPath: ReferenceWritableKeyPath<Root, Value?>
+  ) -> Chain<Value, Source> {
+    appending { downstream in
+      { [weak object] value in
+        object?[keyPath: keyPath] = value
+        downstream(value)
+      }
+    }
+  }
+
+  /// Sends one optional part of each value, when it is not `nil`, to a
+  /// receiver of the wrapped type, and passes the whole value on.
+  ///
+  /// - Parameters:
+  ///   - receiver: The receiver, held weakly.
+  ///   - part: The part to send, such as `\.0` for a tuple's first element.
+  /// - Returns: The chain, unchanged.
+  @inlinable
+  public consuming func sendTo<Receiver: Receivable>(
+    _ receiver: Receiver,
+    from part: KeyPath<Value, Receiver.ReceiveValue?>
+  ) -> Chain<Value, Source> {
+    appending { downstream in
+      { [weak receiver] value in
+        if let element = value[keyPath: part] { receiver?.receive(value: element) }
+        downstream(value)
+      }
+    }
+  }
+
+  /// Sends one part of each value, wrapped, to a receiver of optionals, and
+  /// passes the whole value on.
+  ///
+  /// - Parameters:
+  ///   - receiver: The receiver, held weakly.
+  ///   - part: The part to send, such as `\.0` for a tuple's first element.
+  /// - Returns: The chain, unchanged.
+  @inlinable
+  public consuming func sendTo<Receiver: Receivable, Part>(
+    _ receiver: Receiver,
+    from part: KeyPath<Value, Part>
+  ) -> Chain<Value, Source> where Receiver.ReceiveValue == Part? {
+    appending { downstream in
+      { [weak receiver] value in
+        receiver?.receive(value: value[keyPath: part])
+        downstream(value)
+      }
+    }
+  }
+}
