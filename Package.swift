@@ -25,6 +25,9 @@ let package = Package(
     // client module in Swift 6 mode; CI builds it with warnings as errors.
     .testTarget(name: "ChainingPatternsTests", dependencies: ["Chaining"]),
     .testTarget(name: "ChainingDemoTests", dependencies: ["ChainingDemoKit"]),
+    // Code written with SwiftChaining 0.5.36's names (deprecated here),
+    // compiled as a client module, and what it does.
+    .testTarget(name: "ChainingCompatibilityTests", dependencies: ["Chaining"]),
   ],
   swiftLanguageModes: [.v6]
 )

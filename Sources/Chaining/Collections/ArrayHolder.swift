@@ -164,6 +164,14 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   public func removeAll() {
     _ = engine.removeAll()
   }
+  /// Removes every elements as ``removeAll()`` does, keeping the storage's
+  /// capacity when `keepCapacity` is true, for a holder about to be
+  /// refilled.
+  ///
+  /// - Parameter keepCapacity: Whether to keep the capacity.
+  public func removeAll(keepingCapacity keepCapacity: Bool) {
+    _ = engine.removeAll(keepingCapacity: keepCapacity)
+  }
 
   /// Replaces the element at `index` and sends ``Event/replaced(at:element:)``.
   ///

@@ -143,6 +143,14 @@ public final class DictionaryHolder<Key: Hashable, Value>: Syncable, Receivable 
   public func removeAll() {
     _ = engine.removeAll()
   }
+  /// Removes every entries as ``removeAll()`` does, keeping the storage's
+  /// capacity when `keepCapacity` is true, for a holder about to be
+  /// refilled.
+  ///
+  /// - Parameter keepCapacity: Whether to keep the capacity.
+  public func removeAll(keepingCapacity keepCapacity: Bool) {
+    _ = engine.removeAll(keepingCapacity: keepCapacity)
+  }
 
   // MARK: Protocols
 

@@ -158,6 +158,14 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
   public func removeAll() {
     engine.removeAll().stopRelays()
   }
+  /// Removes every elements as ``removeAll()`` does, keeping the storage's
+  /// capacity when `keepCapacity` is true, for a holder about to be
+  /// refilled.
+  ///
+  /// - Parameter keepCapacity: Whether to keep the capacity.
+  public func removeAll(keepingCapacity keepCapacity: Bool) {
+    engine.removeAll(keepingCapacity: keepCapacity).stopRelays()
+  }
 
   /// Replaces the element at `index`, sends ``Event/replaced(at:element:)``,
   /// and moves relaying from the old element to the new one.

@@ -161,6 +161,14 @@ public final class RelayableDictionaryHolder<Key: Hashable, Value: Sendable>: Sy
   public func removeAll() {
     engine.removeAll().values.stopRelays()
   }
+  /// Removes every entries as ``removeAll()`` does, keeping the storage's
+  /// capacity when `keepCapacity` is true, for a holder about to be
+  /// refilled.
+  ///
+  /// - Parameter keepCapacity: Whether to keep the capacity.
+  public func removeAll(keepingCapacity keepCapacity: Bool) {
+    engine.removeAll(keepingCapacity: keepCapacity).values.stopRelays()
+  }
 
   // MARK: Protocols
 

@@ -100,11 +100,11 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
 
   /// Empties the array with one `.set([])` event; does nothing when it is
   /// already empty. Returns the removed entries.
-  func removeAll() -> [Entry] {
+  func removeAll(keepingCapacity: Bool = false) -> [Entry] {
     store.writeEvents { entries in
       if entries.isEmpty { return ([], [], nil) }
       let old = entries
-      entries = []
+      entries.removeAll(keepingCapacity: keepingCapacity)
       return ([makeEvent(.set([]))], old, nil)
     }
   }

@@ -78,11 +78,11 @@ final class DictionaryEngine<Key: Hashable, Entry, Event>: @unchecked Swift.Send
   }
 
   /// Empties the dictionary with one `.set([:])` event; nothing when already empty.
-  func removeAll() -> [Key: Entry] {
+  func removeAll(keepingCapacity: Bool = false) -> [Key: Entry] {
     store.writeEvents { entries in
       if entries.isEmpty { return ([], [:], nil) }
       let old = entries
-      entries = [:]
+      entries.removeAll(keepingCapacity: keepingCapacity)
       return ([makeEvent(.set([:]))], old, nil)
     }
   }

@@ -1,0 +1,65 @@
+// MARK: - SwiftChaining's renamed names (deprecated)
+
+// SwiftChaining 0.5.36's public names that Chaining renamed, kept as
+// deprecated forwarding declarations so that code written against it
+// compiles, with a fix-it where the compiler can offer one. They are not
+// in the guides; Documentation/ComingFromSwiftChaining.md lists them.
+
+import Foundation
+
+extension Suspender {
+  /// Whether the suspender holds values back. SwiftChaining's name for
+  /// ``isSuspended``.
+  @available(*, deprecated, renamed: "isSuspended")
+  public var isSuspend: Bool {
+    get { isSuspended }
+    set { isSuspended = newValue }
+  }
+
+  /// Creates a suspender. SwiftChaining's initializer, with an unlabelled
+  /// argument; `Suspender()` is ``init(isSuspended:)``.
+  ///
+  /// - Parameter isSuspend: Whether it starts suspended.
+  @available(*, deprecated, renamed: "init(isSuspended:)")
+  public convenience init(_ isSuspend: Bool) {
+    self.init(isSuspended: isSuspend)
+  }
+}
+
+extension ValueHolder {
+  /// The current value. SwiftChaining's read-only name for ``value``.
+  @available(*, deprecated, renamed: "value")
+  public var raw: T { value }
+}
+
+extension EventableValueHolder {
+  /// The current value. SwiftChaining's read-only name for ``value``.
+  @available(*, deprecated, renamed: "value")
+  public var rawValue: T { value }
+}
+
+extension RelayableValueHolder {
+  /// The held object. SwiftChaining's read-only name for ``value``.
+  @available(*, deprecated, renamed: "value")
+  public var rawValue: T { value }
+}
+
+extension Chainable {
+  /// The type of a chain started from this object. SwiftChaining's name.
+  @available(*, deprecated, message: "write Chain<ChainValue, Self>")
+  public typealias FirstChain = Chain<ChainValue, Self>
+}
+
+extension NotificationAdapter {
+  /// Starts observing `name` in `notificationCenter`. SwiftChaining's
+  /// labels; see ``init(_:object:center:)``.
+  ///
+  /// - Parameters:
+  ///   - name: The notification name.
+  ///   - object: Only notifications posted by this object, or any when `nil`.
+  ///   - notificationCenter: The center to observe.
+  @available(*, deprecated, renamed: "init(_:object:center:)")
+  public convenience init(_ name: Notification.Name, object: AnyObject?, notificationCenter: NotificationCenter) {
+    self.init(name, object: object, center: notificationCenter)
+  }
+}
