@@ -13,7 +13,8 @@ import Synchronization
 ///   this sender is delivering, from another thread or from a handler on
 ///   this one, is queued and delivered by the delivering thread right after
 ///   the current one. So every chain sees the sender's values in the same
-///   order, and the last value each sees is the last one broadcast.
+///   order, and the last value each sees is the last one broadcast, unless
+///   that value is an echo of the chain's own delivery, which it skips.
 /// - Removing an observer is O(1): its slot is cleared, and the list is
 ///   compacted once more than half of it is empty.
 ///
