@@ -63,3 +63,30 @@ extension NotificationAdapter {
     self.init(name, object: object, center: notificationCenter)
   }
 }
+
+extension Chain {
+  /// The chain after a `do` step. SwiftChaining's name.
+  @available(*, deprecated, message: "write Chain<Value, Source>")
+  public typealias DoChain = Chain<Value, Source>
+  /// The chain after a `map` step. SwiftChaining's name.
+  @available(*, deprecated, message: "write Chain<Next, Source>")
+  public typealias MapChain<Next> = Chain<Next, Source>
+  /// The chain after a `guard` step. SwiftChaining's name.
+  @available(*, deprecated, message: "write Chain<Value, Source>")
+  public typealias GuardChain = Chain<Value, Source>
+  /// The chain after a `filter` step. SwiftChaining's name.
+  @available(*, deprecated, message: "write Chain<Value, Source>")
+  public typealias FilterChain = Chain<Value, Source>
+  /// The chain after a `sendTo` step. SwiftChaining's name.
+  @available(*, deprecated, message: "write Chain<Value, Source>")
+  public typealias SendToChain = Chain<Value, Source>
+}
+
+extension Chain where Value: Sequence {
+  /// The values after an `each` step. SwiftChaining's name.
+  @available(*, deprecated, message: "write Value.Element")
+  public typealias EachOut = Value.Element
+  /// The chain after an `each` step. SwiftChaining's name.
+  @available(*, deprecated, message: "write Chain<Value.Element, Source>")
+  public typealias EachChain = Chain<Value.Element, Source>
+}

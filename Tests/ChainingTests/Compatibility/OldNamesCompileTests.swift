@@ -28,6 +28,10 @@ import Testing
     scores.replace(key: "a", value: 2)
     scores.removeAll(keepingCapacity: true)
     print(scores.capacity, ValueHolder(1) == ValueHolder(1))
+    let doChain: ValueHolder<[Int]>.FirstChain.DoChain = ValueHolder([1]).chain()
+    let each: Chain<[Int], ValueHolder<[Int]>>.EachChain = doChain.each()
+    let mapped: Chain<Int, ValueHolder<[Int]>>.MapChain<String> = each.map { "\\($0)" }
+    print(mapped.end().isInvalidated)
     """
 
   @Test func oldCodeCompilesWithDeprecationWarningsOnly() throws {
