@@ -156,18 +156,19 @@ import Testing
     // to the chains subscribed when it was broadcast.
     let notifier = Notifier<Int>()
     let received = Recorder<String>()
-    let pool = ObserverPool()
-    notifier.chain().do { received.append("shown \($0)") }.end().addTo(pool)
-    notifier.chain().do { value in
+    nonisolated(unsafe) var late: Observer?  // touched on this thread only
+    let shown = notifier.chain().do { received.append("shown \($0)") }.end()
+    let notifying = notifier.chain().do { value in
       if value == 1 {
         notifier.notify(value: 2)
-        notifier.chain().do { received.append("late \($0)") }.end().addTo(pool)
+        late = notifier.chain().do { received.append("late \($0)") }.end()
       }
-    }.end().addTo(pool)
+    }.end()
     notifier.notify(value: 1)
     #expect(received.history == ["shown 1", "shown 2"])
     notifier.notify(value: 3)
     #expect(received.history == ["shown 1", "shown 2", "shown 3", "late 3"])
-    #expect(pool.count == 3)
+    #expect(late != nil)
+    withExtendedLifetime((shown, notifying, late)) {}
   }
 }
