@@ -330,15 +330,7 @@ import Testing
 
     """.write(to: app.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["swift", "package", "--package-path", app.path, "describe"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus == 0, String(decoding: data, as: UTF8.self))
+    let result = try CompileCheck.run(["swift", "package", "--package-path", app.path, "describe"])
+    return (result.succeeded, result.diagnostics)
   }
 }

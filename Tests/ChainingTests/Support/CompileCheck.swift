@@ -35,8 +35,6 @@ enum CompileCheck {
     let file = directory.appendingPathComponent("main.swift")
     try ("import Chaining\n" + source).write(to: file, atomically: true, encoding: .utf8)
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     let modules = try modulesDirectory()
     let buildDirectory = modules.deletingLastPathComponent()
     let threadContextMap = buildDirectory.appendingPathComponent("_ChainingThreadContext.build/module.modulemap")
@@ -54,6 +52,14 @@ enum CompileCheck {
       file.path,
     ]
     if warningsAsErrors { arguments.append("-warnings-as-errors") }
+    return try run(arguments)
+  }
+
+  /// Runs `arguments` (a command on the `PATH`, then its arguments) and
+  /// returns whether it succeeded, with its standard output and error.
+  static func run(_ arguments: [String]) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
