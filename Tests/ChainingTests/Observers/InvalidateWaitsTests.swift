@@ -106,39 +106,54 @@ import Testing
     while !observer.isInvalidated { usleep(100) }
   }
 
-  @Test(arguments: Shape.allCases)
-  func aSecondInvalidateWaitsWhileTheFirstWaits(_ shape: Shape) {
+  /// Makes the first call that `ending` gives on another thread while the
+  /// handler is held, waits until it has closed the gate, and checks that
+  /// a second call waits too.
+  private func expectSecondCallWaitsWhileTheFirstWaits(_ shape: Shape, _ ending: Ending) {
     let events = Recorder<String>()
     let (observer, bound, entered, proceed) = heldChain(shape, events: events)
+    let invalidate = ending(observer)
     let sender = spawn { bound.send(1) }
     entered.wait()
     let first = spawn {
-      observer.invalidate()
+      invalidate()
       events.append("first returned")
     }
     awaitClosed(observer)
-    expectWaits("second returned", events: events, proceed: proceed, sender: sender) {
-      observer.invalidate()
-    }
+    expectWaits("second returned", events: events, proceed: proceed, sender: sender, invalidate)
     first.wait()
     #expect(events.history.first == "handler finished")
     #expect(Set(events.history) == ["handler finished", "first returned", "second returned"])
     withExtendedLifetime(bound.kept) {}
   }
 
-  @Test(arguments: Shape.allCases)
-  func anInvalidateAfterOneFromAHandlerWaits(_ shape: Shape) {
+  /// Makes the call that `ending` gives from inside another chain's
+  /// handler while the handler is held (it may not wait), and checks that
+  /// a later call from outside waits.
+  private func expectCallAfterOneFromAHandlerWaits(_ shape: Shape, _ ending: Ending) {
     let events = Recorder<String>()
     let (observer, bound, entered, proceed) = heldChain(shape, events: events)
+    let invalidate = ending(observer)
     let sender = spawn { bound.send(1) }
     entered.wait()
-    invalidateFromAHandler(observer)
+    let trigger = Notifier<Void>()
+    let invalidator = trigger.chain().do { invalidate() }.end()
+    trigger.notify()
     #expect(observer.isInvalidated)
-    expectWaits("invalidate returned", events: events, proceed: proceed, sender: sender) {
-      observer.invalidate()
-    }
+    expectWaits("invalidate returned", events: events, proceed: proceed, sender: sender, invalidate)
     #expect(events.history == ["handler finished", "invalidate returned"])
+    withExtendedLifetime(invalidator) {}
     withExtendedLifetime(bound.kept) {}
+  }
+
+  @Test(arguments: Shape.allCases)
+  func aSecondInvalidateWaitsWhileTheFirstWaits(_ shape: Shape) {
+    expectSecondCallWaitsWhileTheFirstWaits(shape, Self.invalidateObserver)
+  }
+
+  @Test(arguments: Shape.allCases)
+  func anInvalidateAfterOneFromAHandlerWaits(_ shape: Shape) {
+    expectCallAfterOneFromAHandlerWaits(shape, Self.invalidateObserver)
   }
 
   @Test(arguments: Shape.allCases)
@@ -163,45 +178,27 @@ import Testing
     withExtendedLifetime(bound.kept) {}
   }
 
-  @Test(arguments: Shape.allCases)
-  func aPoolInvalidateWaitsWhileAnotherThreadInvalidatesThePool(_ shape: Shape) {
-    let events = Recorder<String>()
-    let (observer, bound, entered, proceed) = heldChain(shape, events: events)
+  /// How a test ends the binding: given the observer under test, before
+  /// the delivery is held, it returns the call to make.
+  typealias Ending = @Sendable (Observer) -> @Sendable () -> Void
+
+  /// `observer.invalidate()`.
+  private static let invalidateObserver: Ending = { observer in { observer.invalidate() } }
+
+  /// `pool.invalidate()`, on a pool that holds the observer.
+  private static let invalidatePool: Ending = { observer in
     let pool = ObserverPool()
     pool.add(observer)
-    let sender = spawn { bound.send(1) }
-    entered.wait()
-    let first = spawn {
-      pool.invalidate()
-      events.append("first returned")
-    }
-    awaitClosed(observer)
-    expectWaits("second returned", events: events, proceed: proceed, sender: sender) {
-      pool.invalidate()
-    }
-    first.wait()
-    #expect(events.history.first == "handler finished")
-    #expect(Set(events.history) == ["handler finished", "first returned", "second returned"])
-    withExtendedLifetime(bound.kept) {}
+    return { pool.invalidate() }
+  }
+
+  @Test(arguments: Shape.allCases)
+  func aPoolInvalidateWaitsWhileAnotherThreadInvalidatesThePool(_ shape: Shape) {
+    expectSecondCallWaitsWhileTheFirstWaits(shape, Self.invalidatePool)
   }
 
   @Test(arguments: Shape.allCases)
   func aPoolInvalidateAfterOneFromAHandlerWaits(_ shape: Shape) {
-    let events = Recorder<String>()
-    let (observer, bound, entered, proceed) = heldChain(shape, events: events)
-    let pool = ObserverPool()
-    pool.add(observer)
-    let sender = spawn { bound.send(1) }
-    entered.wait()
-    let trigger = Notifier<Void>()
-    let invalidator = trigger.chain().do { pool.invalidate() }.end()
-    trigger.notify()
-    #expect(observer.isInvalidated)
-    expectWaits("pool invalidate returned", events: events, proceed: proceed, sender: sender) {
-      pool.invalidate()
-    }
-    #expect(events.history == ["handler finished", "pool invalidate returned"])
-    withExtendedLifetime(invalidator) {}
-    withExtendedLifetime(bound.kept) {}
+    expectCallAfterOneFromAHandlerWaits(shape, Self.invalidatePool)
   }
 }
