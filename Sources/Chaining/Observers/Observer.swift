@@ -189,7 +189,9 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     // rather than copied, which costs no reference counting beyond the
     // subscription's.
     if let first = firstSubscription.take() {
-      if first.detach(awaitingAlone: aloneSource != nil) {
+      let alone = aloneSource != nil
+      // Only a chain run without claiming its gate has anything to settle.
+      if first.detach(awaitingAlone: alone), alone {
         settled.store(true, ordering: .releasing)
       }
     }
