@@ -11,10 +11,11 @@ func race(threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
   let done = DispatchGroup()
   for index in 0..<threads {
     done.enter()
+    let work = RunOnce { body(index) }
     let thread = Thread {
       ready.signal()
       start.wait()
-      body(index)
+      work.run()
       done.leave()
     }
     thread.stackSize = 1 << 20
@@ -26,12 +27,39 @@ func race(threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
 }
 
 /// Starts `body` on a new thread and returns a group that is left when it ends.
+///
+/// `body` and what it captures are released before the group is left, even
+/// if something keeps the thread's `Thread` object.
 func spawn(_ body: @escaping @Sendable () -> Void) -> DispatchGroup {
   let group = DispatchGroup()
   group.enter()
+  let work = RunOnce(body)
   Thread {
-    body()
+    work.run()
     group.leave()
   }.start()
   return group
+}
+
+/// A thread's body, released as soon as it has run.
+///
+/// A `Thread` keeps the closure it was created with for as long as the
+/// `Thread` object lives (swift-corelibs-foundation stores it in the object
+/// and never clears it). A test that records `Thread.current` in a recorder
+/// its body captures would otherwise make a cycle: recorder, `Thread`,
+/// closure, recorder. The thread's closure holds this box instead.
+private final class RunOnce: @unchecked Swift.Sendable {
+  // @unchecked: `body` is set before the thread starts (which orders it
+  // before the thread's reads) and then only touched by that one thread.
+  private var body: (@Sendable () -> Void)?
+
+  init(_ body: @escaping @Sendable () -> Void) {
+    self.body = body
+  }
+
+  func run() {
+    guard let body else { return }
+    self.body = nil
+    body()
+  }
 }
