@@ -317,6 +317,8 @@ private final class SharedAdapter: @unchecked Swift.Sendable {
     var deadAddresses: Set<ObjectIdentifier> = []
     var reused = 0
     for round in 0..<200 {
+      // The dead objects' memory, out of the address sanitizer's quarantine.
+      releaseQuarantinedMemory()
       let settings = Settings(fontSize: round)
       if deadAddresses.contains(ObjectIdentifier(settings)) { reused += 1 }
       let adapter = PropertyAdapter.common(settings, keyPath: \.fontSize)
