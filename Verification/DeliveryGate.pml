@@ -6,7 +6,12 @@
  *
  * Checked exhaustively by spin: `Verification/check` builds it once per
  * configuration below and fails when spin finds an error, or when a mutant
- * passes. See Documentation/Reliability.md.
+ * passes. See Documentation/Reliability.md. The properties are the
+ * assertions (in the handler, at an invalidate()'s return, at the end),
+ * the end states (no thread waits forever), and two LTL properties at the
+ * end of the file, checked with `pan -a`: `woken` (a parked close() or
+ * awaitRunAlone is eventually woken) and `emptied` (the queue is
+ * eventually emptied).
  *
  * Configurations (-D flags):
  *   ALONE=1      the chain is its sender's only observer: thread S broadcasts
@@ -388,3 +393,13 @@ init {
   od
 #endif
 }
+
+/* Liveness, checked with `pan -a` (see Verification/check). A thread
+ * parked in close() or in awaitRunAlone is eventually woken. */
+ltl woken {
+  [] ((gsleep[3] || gsleep[4] || csleep[3] || csleep[4]) ->
+      <> !(gsleep[3] || gsleep[4] || csleep[3] || csleep[4]))
+}
+/* The queue is eventually emptied: by a runner, which runs what it takes
+ * unless the gate is closed, or by close(), which drops it. */
+ltl emptied { [] (npending > 0 -> <> (npending == 0)) }
