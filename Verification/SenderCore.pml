@@ -49,18 +49,19 @@
  *   MUTANT_CHANGE_IN_PLACE `change` ignores `unshared` and changes the
  *                          current list in place while a thread delivers
  *                          from it.
+ *   MUTANT_SPARE_OVERWRITE `changeInPlace` overwrites a spare list already
+ *                          there (the code before the fix below).
  *
- * Known defect, which spin finds (Verification/check requires it to, until
- * SenderCore.swift is fixed): `changeInPlace` stores a list that lost its
- * last observer as the spare one without looking at the spare already
- * there, which then leaks. A spare is there while the word has no list
- * and is taken by the next in-place change; but a change made while a
- * delivery runs from no list (`finishLocked` delivering a queued batch
- * after every observer left) makes a copy from nothing instead, so the
- * word gets a list while the spare is still kept. When that list loses
- * its last observer in turn, it overwrites the spare. FIX_SPARE models the
- * fix proposed: release the spare already there (empty, so its release
- * runs no user code) before keeping the new one.
+ * A defect this model found (issue #20), fixed: `changeInPlace` stored a
+ * list that lost its last observer as the spare one without looking at
+ * the spare already there, which then leaked. A spare is there while the
+ * word has no list and is taken by the next in-place change; but a change
+ * made while a delivery runs from no list (`finishLocked` delivering a
+ * queued batch after every observer left) makes a copy from nothing
+ * instead, so the word gets a list while the spare is still kept. When
+ * that list lost its last observer in turn, it overwrote the spare. The
+ * fix releases the spare already there first; MUTANT_SPARE_OVERWRITE puts
+ * the old code back, and Verification/check requires spin to find it.
  *
  * Properties. Assertions: a list is read only while allocated, released
  * only when no thread reads it unlocked, and changed in place only while
@@ -300,14 +301,13 @@ inline changeInPlace(cur, ptr) {
        lcount[cl] = 0;
        lslot[cl * CAP] = 0; lslot[cl * CAP + 1] = 0; lslot[cl * CAP + 2] = 0
      };
-#ifdef FIX_SPARE
-     /* The fix proposed for the leak below: a spare list may be there
-      * already (the copy `change` makes while the word has no list does
-      * not take it); release it, empty, rather than lose it. */
+#ifndef MUTANT_SPARE_OVERWRITE
+     /* `state.spare.take()?.release()`: a spare list may be there already
+      * (the copy `change` makes while the word has no list does not take
+      * it); release it, empty, rather than lose it. */
      if :: spare != 0 -> freeList(spare) :: else -> skip fi;
 #endif
-     /* Overwrites a spare list already there, which then leaks: see
-      * "Known defect" in Verification/check. */
+     /* `state.spare = list` */
      spare = cl;
      ptr = 0
   fi

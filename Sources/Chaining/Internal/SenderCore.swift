@@ -555,6 +555,13 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     list._withUnsafeGuaranteedRef(body)
     if state.live > 0 { return UInt(bitPattern: list.toOpaque()) }
     list._withUnsafeGuaranteedRef { $0.removeAll() }
+    // A spare may be there already: a change made while a delivery runs
+    // from no list (`finishLocked()` delivering a queued batch after every
+    // observer left) copies from nothing rather than take it, so the word
+    // gets a list while the spare is kept. Release that one, empty (so its
+    // release runs no user code under the lock), rather than lose it.
+    // Found and checked by Verification/SenderCore.pml (issue #20).
+    state.spare.take()?.release()
     state.spare = list
     return 0
   }
