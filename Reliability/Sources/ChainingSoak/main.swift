@@ -1,0 +1,187 @@
+// The soak run: many threads broadcasting, subscribing, invalidating and
+// binding two ways at once, for a fixed number of rounds, with exact
+// expected counts at the end of each. Built in release (the optimizer's
+// inlining of the delivery path is part of what it checks) and run by
+// .ci/run; `swift run -c release ChainingSoak [rounds]` runs it here.
+// Exits with a message naming the round and the count that was wrong.
+
+import Chaining
+import Foundation
+import Synchronization
+
+let rounds = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 400
+let senders = 3
+let valuesPerSender = 20_000
+
+/// Runs `body(index)` on `count` threads at once; returns when all have ended.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+  let started = DispatchSemaphore(value: 0)
+  let go = DispatchSemaphore(value: 0)
+  let done = DispatchGroup()
+  for index in 0..<count {
+    done.enter()
+    Thread {
+      started.signal()
+      go.wait()
+      body(index)
+      done.leave()
+    }.start()
+  }
+  for _ in 0..<count { started.wait() }
+  for _ in 0..<count { go.signal() }
+  done.wait()
+}
+
+func expect(_ condition: Bool, _ message: @autoclosure () -> String, round: Int) {
+  if !condition {
+    FileHandle.standardError.write(Data("ChainingSoak: round \(round): \(message())\n".utf8))
+    exit(1)
+  }
+}
+
+/// What one chain received: how many values, and whether each sender's
+/// values came in the order sent.
+final class Tally: @unchecked Swift.Sendable {
+  // @unchecked: a chain runs one value at a time, and each value's writes
+  // happen before the next value's run (the chain's gate orders them); the
+  // totals are read after every thread has ended.
+  var count = 0
+  var next = Array(repeating: 0, count: senders)
+  var outOfOrder = 0
+
+  func receive(_ value: Int) {
+    let sender = value / valuesPerSender
+    let sequence = value % valuesPerSender
+    if sequence != next[sender] { outOfOrder += 1 }
+    next[sender] = sequence + 1
+    count += 1
+  }
+}
+
+/// Broadcasts from several threads while other threads subscribe and
+/// invalidate: every chain that stays gets every value, each sender's in
+/// order; a chain gets nothing after its `invalidate()` returned.
+func broadcastWhileChurning(round: Int) {
+  let notifier = Notifier<Int>()
+  let tallies = (0..<4).map { _ in Tally() }
+  let observers = tallies.map { tally in notifier.chain().do { tally.receive($0) }.end() }
+  let lateValues = Atomic<Int>(0)
+  let churned = Atomic<Int>(0)
+  onThreads(senders + 1) { index in
+    if index < senders {
+      for sequence in 0..<valuesPerSender {
+        notifier.notify(value: index * valuesPerSender + sequence)
+      }
+    } else {
+      for _ in 0..<valuesPerSender / 4 {
+        let ended = Atomic<Bool>(false)
+        let observer = notifier.chain().do { _ in
+          if ended.load(ordering: .acquiring) { lateValues.add(1, ordering: .relaxed) }
+        }.end()
+        observer.invalidate()
+        ended.store(true, ordering: .releasing)
+        churned.add(1, ordering: .relaxed)
+      }
+    }
+  }
+  for (index, tally) in tallies.enumerated() {
+    expect(tally.count == senders * valuesPerSender, "chain \(index) got \(tally.count) values", round: round)
+    expect(tally.outOfOrder == 0, "chain \(index) got \(tally.outOfOrder) values out of order", round: round)
+  }
+  expect(lateValues.load(ordering: .relaxed) == 0, "values after invalidate() returned", round: round)
+  expect(churned.load(ordering: .relaxed) == valuesPerSender / 4, "churn did not finish", round: round)
+  withExtendedLifetime(observers) {}
+}
+
+/// Two holders bound both ways, written from several threads at once:
+/// once the writers have ended, both hold the same value, and a chain on
+/// each has that value last.
+func twoWayBinding(round: Int) {
+  let left = ValueHolder(-1)
+  let right = ValueHolder(-1)
+  let pool = ObserverPool()
+  left.chain().sendTo(right).sync().addTo(pool)
+  right.chain().sendTo(left).end().addTo(pool)
+  let lastLeft = Mutex(-1)
+  let lastRight = Mutex(-1)
+  left.chain().do { value in lastLeft.withLock { $0 = value } }.sync().addTo(pool)
+  right.chain().do { value in lastRight.withLock { $0 = value } }.sync().addTo(pool)
+  onThreads(senders + 1) { index in
+    for sequence in 0..<valuesPerSender / 2 {
+      let value = index * valuesPerSender + sequence
+      if (index + sequence) % 2 == 0 { left.value = value } else { right.value = value }
+    }
+  }
+  expect(left.value == right.value, "the binding did not settle: \(left.value), \(right.value)", round: round)
+  expect(lastLeft.withLock { $0 } == left.value, "the left chain ended on another value", round: round)
+  expect(lastRight.withLock { $0 } == right.value, "the right chain ended on another value", round: round)
+  pool.invalidate()
+  left.value = -2
+  expect(right.value != -2, "the binding outlived its pool's invalidate()", round: round)
+}
+
+/// `combine` of two holders written from several threads: it ends on the
+/// pair of their last values.
+func combineUnderWrites(round: Int) {
+  let first = ValueHolder(0)
+  let second = ValueHolder(0)
+  let last = Mutex((0, 0))
+  let observer = first.chain().combine(second.chain()).do { pair in last.withLock { $0 = pair } }.sync()
+  onThreads(senders) { index in
+    for sequence in 0..<valuesPerSender / 2 {
+      let value = index * valuesPerSender + sequence
+      if sequence % 2 == 0 { first.value = value } else { second.value = value }
+    }
+  }
+  let pair = last.withLock { $0 }
+  expect(
+    pair == (first.value, second.value),
+    "combine ended on \(pair), not (\(first.value), \(second.value))",
+    round: round
+  )
+  observer.invalidate()
+}
+
+/// Observers added to a pool from several threads while another thread
+/// invalidates it: afterwards, after a last `invalidate()`, none of them
+/// gets a value.
+func poolUnderChurn(round: Int) {
+  let notifier = Notifier<Int>()
+  let pool = ObserverPool()
+  let received = Atomic<Int>(0)
+  let added = Atomic<Int>(0)
+  onThreads(senders + 1) { index in
+    for sequence in 0..<valuesPerSender / 4 {
+      if index == senders {
+        if sequence % 8 == 0 { pool.invalidate() }
+        notifier.notify(value: sequence)
+      } else {
+        notifier.chain().do { _ in received.add(1, ordering: .relaxed) }.end().addTo(pool)
+        added.add(1, ordering: .relaxed)
+      }
+    }
+  }
+  pool.invalidate()
+  let before = received.load(ordering: .relaxed)
+  notifier.notify(value: 0)
+  expect(received.load(ordering: .relaxed) == before, "a chain of an invalidated pool got a value", round: round)
+  expect(pool.count == 0, "the pool holds \(pool.count) observers", round: round)
+  expect(
+    added.load(ordering: .relaxed) == senders * (valuesPerSender / 4),
+    "not every observer was added",
+    round: round
+  )
+  expect(notifier.observerCount == 0, "\(notifier.observerCount) chains are still subscribed", round: round)
+}
+
+let clock = ContinuousClock()
+let start = clock.now
+for round in 1...rounds {
+  broadcastWhileChurning(round: round)
+  twoWayBinding(round: round)
+  combineUnderWrites(round: round)
+  poolUnderChurn(round: round)
+}
+print(
+  "ChainingSoak: \(rounds) rounds of 4 scenarios on \(senders + 1) threads, every count exact (\(clock.now - start))"
+)
