@@ -122,7 +122,8 @@ final class Run {
       }
     case .array(let write):
       guard let write = resolved(write, count: model.arrays[0].count) else { return }
-      apply(write, to: arrays[0])
+      // The holder's own `receive(value:)`: each action calls its method.
+      arrays[0].receive(value: write)
       model.write(array: 0, write)
     case .dictionary(let write):
       perform(write)
@@ -166,19 +167,6 @@ final class Run {
     case .replace(let element, let index): return count == 0 ? nil : .replace(element, at: index % count)
     case .move(let from, let to): return count == 0 ? nil : .move(at: from % count, to: to % count)
     default: return write
-    }
-  }
-
-  private func apply(_ write: ArrayWrite, to array: ArrayHolder<Int>) {
-    switch write {
-    case .set(let elements): array.set(elements)
-    case .append(let element): array.append(element)
-    case .appendContentsOf(let elements): array.append(contentsOf: elements)
-    case .insert(let element, let index): array.insert(element, at: index)
-    case .remove(let index): array.remove(at: index)
-    case .removeAll: array.removeAll()
-    case .replace(let element, let index): array.replace(element, at: index)
-    case .move(let from, let to): array.move(at: from, to: to)
     }
   }
 
