@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - PropertyAdapter
 
 /// Binds a writable property of any class: reads and writes go through to the
@@ -64,10 +66,8 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   /// the new value; nothing happens once the object is gone.
   public var value: T {
     get {
-      store.writeEvents { cached -> ([T], T, Any?) in
-        if let object { cached = object[keyPath: keyPath] }
-        return ([], cached, nil)
-      }
+      store.access(observedBy: self, \.value)
+      return readValue()
     }
     set {
       store.write { cached in
@@ -88,7 +88,8 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   /// object, so the answer is one of the two, never a value read from a
   /// dying object.
   public var safeValue: T? {
-    store.writeEvents { cached -> ([T], T?, Any?) in
+    store.access(observedBy: self, \.value)
+    return store.writeEvents { cached -> ([T], T?, Any?) in
       guard let object else { return ([], nil, nil) }
       cached = object[keyPath: keyPath]
       return ([], cached, nil)
@@ -108,7 +109,16 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
 
   /// Returns the property's value; ``Chain/sync()`` sends it.
   public func fetchedValue() -> T {
-    value
+    readValue()
+  }
+
+  /// Reads the property into the cache, or the cache once the object is
+  /// gone, without registering the read with Observation.
+  private func readValue() -> T {
+    store.writeEvents { cached -> ([T], T, Any?) in
+      if let object { cached = object[keyPath: keyPath] }
+      return ([], cached, nil)
+    }
   }
 
   /// Returns whether the object is still alive.
@@ -210,3 +220,9 @@ private let sharedAdapters = Protected(SweptTable<SharedAdapterKey, SharedAdapte
 // @unchecked: the adapter reads and writes the object's property only under
 // its store's lock; it is safe to share when the object and the values are.
 extension PropertyAdapter: @unchecked Swift.Sendable where Root: Swift.Sendable, T: Swift.Sendable {}
+
+/// Reading ``value`` and ``safeValue`` inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension PropertyAdapter: Observable {}

@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - ArrayHolder
 
 /// Holds an array and broadcasts each change to it as an event.
@@ -80,22 +82,25 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   // MARK: Reading
 
   /// The elements.
-  public var raw: [Element] { engine.entries }
+  public var raw: [Element] { engine.store.read(observedBy: self, \.raw) { $0 } }
 
   /// The number of elements.
-  public var count: Int { engine.count }
+  public var count: Int { engine.store.read(observedBy: self, \.raw) { $0.count } }
 
   /// The first element, or `nil` when empty.
-  public var first: Element? { engine.store.read { $0.first } }
+  public var first: Element? { engine.store.read(observedBy: self, \.raw) { $0.first } }
 
   /// The last element, or `nil` when empty.
-  public var last: Element? { engine.store.read { $0.last } }
+  public var last: Element? { engine.store.read(observedBy: self, \.raw) { $0.last } }
 
   /// The element at `index`; setting it replaces the element (see ``replace(_:at:)``).
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public subscript(index: Int) -> Element {
-    get { engine.entry(at: index, in: "subscript") }
+    get {
+      engine.store.access(observedBy: self, \.raw)
+      return engine.entry(at: index, in: "subscript")
+    }
     set { _ = engine.replace(at: index, with: newValue, in: "subscript") }
   }
 
@@ -103,7 +108,8 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public func element(at index: Int) -> Element {
-    engine.entry(at: index, in: "element(at:)")
+    engine.store.access(observedBy: self, \.raw)
+    return engine.entry(at: index, in: "element(at:)")
   }
 
   /// The number of elements the holder can store without allocating more,
@@ -198,7 +204,7 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
 
   /// Returns ``Event/fetched(_:)`` with the current elements; ``Chain/sync()`` sends it.
   public func fetchedValue() -> Event {
-    .fetched(raw)
+    .fetched(engine.entries)
   }
 
   /// Applies an ``ArrayAction`` received through a chain.
@@ -243,3 +249,9 @@ extension ArrayHolder.Event: Equatable where Element: Equatable {}
 extension ArrayHolder: @unchecked Swift.Sendable where Element: Swift.Sendable {}
 
 extension ArrayHolder: ArrayActionApplying {}
+
+/// Reading ``raw``, ``count``, ``first``, ``last``, ``subscript(_:)`` and ``element(at:)`` inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension ArrayHolder: Observable {}

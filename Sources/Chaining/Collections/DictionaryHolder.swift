@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - DictionaryHolder
 
 /// Holds a dictionary and broadcasts each change to it as an event.
@@ -65,15 +67,15 @@ public final class DictionaryHolder<Key: Hashable, Value>: Syncable, Receivable 
   // MARK: Reading
 
   /// The entries.
-  public var raw: [Key: Value] { engine.entries }
+  public var raw: [Key: Value] { engine.store.read(observedBy: self, \.raw) { $0 } }
 
   /// The number of entries.
-  public var count: Int { engine.store.read { $0.count } }
+  public var count: Int { engine.store.read(observedBy: self, \.raw) { $0.count } }
 
   /// The value for `key`, or `nil`. Setting a value inserts or replaces it;
   /// setting `nil` removes it (see ``removeValue(forKey:)``).
   public subscript(key: Key) -> Value? {
-    get { engine.store.read { $0[key] } }
+    get { engine.store.read(observedBy: self, \.raw) { $0[key] } }
     set {
       if let newValue {
         _ = engine.update(newValue, forKey: key)
@@ -156,7 +158,7 @@ public final class DictionaryHolder<Key: Hashable, Value>: Syncable, Receivable 
 
   /// Returns ``Event/fetched(_:)`` with the current entries; ``Chain/sync()`` sends it.
   public func fetchedValue() -> Event {
-    .fetched(raw)
+    .fetched(engine.entries)
   }
 
   /// Applies a ``DictionaryAction`` received through a chain.
@@ -196,3 +198,9 @@ extension DictionaryHolder.Event: Equatable where Value: Equatable {}
 extension DictionaryHolder: @unchecked Swift.Sendable where Key: Swift.Sendable, Value: Swift.Sendable {}
 
 extension DictionaryHolder: DictionaryActionApplying {}
+
+/// Reading ``raw``, ``count`` and ``subscript(_:)`` inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension DictionaryHolder: Observable {}

@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - RelayableArrayHolder
 
 /// Holds an array of objects that are themselves senders, and relays their broadcasts.
@@ -73,7 +75,7 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
   }
 
   private func relay(_ value: Element.ChainValue, from relay: Entry) {
-    engine.store.write { entries in
+    engine.store.write(changes: false) { entries in
       guard let index = entries.firstIndex(where: { $0 === relay }) else { return (nil, nil) }
       return (.relayed(value, at: index, element: relay.element), nil)
     }
@@ -82,22 +84,25 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
   // MARK: Reading
 
   /// The elements.
-  public var raw: [Element] { engine.store.read { $0.map(\.element) } }
+  public var raw: [Element] { engine.store.read(observedBy: self, \.raw) { $0.map(\.element) } }
 
   /// The number of elements.
-  public var count: Int { engine.count }
+  public var count: Int { engine.store.read(observedBy: self, \.raw) { $0.count } }
 
   /// The first element, or `nil` when empty.
-  public var first: Element? { engine.store.read { $0.first?.element } }
+  public var first: Element? { engine.store.read(observedBy: self, \.raw) { $0.first?.element } }
 
   /// The last element, or `nil` when empty.
-  public var last: Element? { engine.store.read { $0.last?.element } }
+  public var last: Element? { engine.store.read(observedBy: self, \.raw) { $0.last?.element } }
 
   /// The element at `index`; setting it replaces the element (see ``replace(_:at:)``).
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public subscript(index: Int) -> Element {
-    get { engine.entry(at: index, in: "subscript").element }
+    get {
+      engine.store.access(observedBy: self, \.raw)
+      return engine.entry(at: index, in: "subscript").element
+    }
     set { engine.replace(at: index, with: makeEntry(newValue), in: "subscript").stop() }
   }
 
@@ -105,7 +110,8 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public func element(at index: Int) -> Element {
-    engine.entry(at: index, in: "element(at:)").element
+    engine.store.access(observedBy: self, \.raw)
+    return engine.entry(at: index, in: "element(at:)").element
   }
 
   /// The number of elements the holder can store without allocating more,
@@ -183,7 +189,7 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
 
   /// Returns ``Event/fetched(_:)`` with the current elements; ``Chain/sync()`` sends it.
   public func fetchedValue() -> Event {
-    .fetched(raw)
+    .fetched(engine.store.read { $0.map(\.element) })
   }
 
   /// Applies an ``ArrayAction`` received through a chain.
@@ -215,3 +221,9 @@ extension RelayableArrayHolder.Event: Swift.Sendable where Element: Swift.Sendab
 extension RelayableArrayHolder: ArrayActionApplying {}
 
 extension RelayableArrayHolder.Event: Equatable where Element: Equatable, Element.ChainValue: Equatable {}
+
+/// Reading ``raw``, ``count``, ``first``, ``last``, ``subscript(_:)`` and ``element(at:)`` (the elements; their own changes are theirs to report) inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension RelayableArrayHolder: Observable {}

@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - RelayableDictionaryHolder
 
 /// Holds a dictionary of objects that are themselves senders, and relays their broadcasts.
@@ -74,7 +76,7 @@ public final class RelayableDictionaryHolder<Key: Hashable, Value: Sendable>: Sy
   }
 
   private func relay(_ broadcast: Value.ChainValue, from relay: Entry) {
-    engine.store.write { entries in
+    engine.store.write(changes: false) { entries in
       guard entries[relay.key] === relay else { return (nil, nil) }
       return (.relayed(broadcast, key: relay.key, value: relay.element), nil)
     }
@@ -83,15 +85,15 @@ public final class RelayableDictionaryHolder<Key: Hashable, Value: Sendable>: Sy
   // MARK: Reading
 
   /// The entries.
-  public var raw: [Key: Value] { engine.store.read { $0.mapValues(\.element) } }
+  public var raw: [Key: Value] { engine.store.read(observedBy: self, \.raw) { $0.mapValues(\.element) } }
 
   /// The number of entries.
-  public var count: Int { engine.store.read { $0.count } }
+  public var count: Int { engine.store.read(observedBy: self, \.raw) { $0.count } }
 
   /// The value for `key`, or `nil`. Setting a value stores it and relays it
   /// (instead of the value it replaces); setting `nil` removes it.
   public subscript(key: Key) -> Value? {
-    get { engine.store.read { $0[key]?.element } }
+    get { engine.store.read(observedBy: self, \.raw) { $0[key]?.element } }
     set {
       if let newValue {
         engine.update(makeEntry(newValue, forKey: key), forKey: key)?.stop()
@@ -174,7 +176,7 @@ public final class RelayableDictionaryHolder<Key: Hashable, Value: Sendable>: Sy
 
   /// Returns ``Event/fetched(_:)`` with the current entries; ``Chain/sync()`` sends it.
   public func fetchedValue() -> Event {
-    .fetched(raw)
+    .fetched(engine.store.read { $0.mapValues(\.element) })
   }
 
   /// Applies a ``DictionaryAction`` received through a chain.
@@ -206,3 +208,9 @@ where Key: Swift.Sendable, Value: Swift.Sendable, Value.ChainValue: Swift.Sendab
 extension RelayableDictionaryHolder: DictionaryActionApplying {}
 
 extension RelayableDictionaryHolder.Event: Equatable where Value: Equatable, Value.ChainValue: Equatable {}
+
+/// Reading ``raw``, ``count`` and ``subscript(_:)`` (the values; their own changes are theirs to report) inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension RelayableDictionaryHolder: Observable {}

@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - EventableValueHolder
 
 /// Holds a value like ``ValueHolder``, but tells the value ``Chain/sync()``
@@ -58,7 +60,7 @@ public final class EventableValueHolder<T>: Syncable, Receivable {
   /// The current value. Setting it sends ``Event/current(_:)``.
   @inlinable
   public var value: T {
-    get { store.read { $0 } }
+    get { store.read(observedBy: self, \.value) { $0 } }
     set { store.replace(with: newValue) { .current($0) } }
   }
 
@@ -68,12 +70,12 @@ public final class EventableValueHolder<T>: Syncable, Receivable {
   /// Delivered like a write, as ``ValueHolder/resend()`` is; use it to
   /// restore a receiver that no longer shows the holder's value.
   public func resend() {
-    store.writeEvent { .current($0) }
+    store.writeEvent(changes: false) { .current($0) }
   }
 
   /// Returns ``Event/fetched(_:)`` with the current value; ``Chain/sync()`` sends it.
   public func fetchedValue() -> Event {
-    .fetched(value)
+    .fetched(store.read { $0 })
   }
 
   /// Sets ``value`` to a value received through a chain.
@@ -109,3 +111,9 @@ extension EventableValueHolder: Equatable where T: Equatable {
     lhs.value == rhs.value
   }
 }
+
+/// Reading ``value`` inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension EventableValueHolder: Observable {}

@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - RelayableValueHolder
 
 /// Holds an object that is itself a sender, and relays that object's broadcasts.
@@ -66,7 +68,7 @@ public final class RelayableValueHolder<T: Sendable>: Syncable, Receivable {
   /// The held object. Setting another object sends ``Event/current(_:)`` and
   /// moves relaying to it.
   public var value: T {
-    get { store.read { $0!.element } }
+    get { store.read(observedBy: self, \.value) { $0!.element } }
     set {
       // The new relay is made before locking; the one that is not kept
       // stops after unlocking, since stopping may wait for a relay in flight.
@@ -89,7 +91,7 @@ public final class RelayableValueHolder<T: Sendable>: Syncable, Receivable {
   }
 
   private func relay(_ value: T.ChainValue, from relay: Entry) {
-    store.write { stored in
+    store.write(changes: false) { stored in
       guard stored === relay else { return (nil, nil) }
       return (.relayed(value), nil)
     }
@@ -100,12 +102,12 @@ public final class RelayableValueHolder<T: Sendable>: Syncable, Receivable {
   /// Delivered like a write, as ``ValueHolder/resend()`` is; use it to
   /// restore a receiver that no longer shows the holder's object.
   public func resend() {
-    store.writeEvent { .current($0!.element) }
+    store.writeEvent(changes: false) { .current($0!.element) }
   }
 
   /// Returns ``Event/fetched(_:)`` with the held object; ``Chain/sync()`` sends it.
   public func fetchedValue() -> Event {
-    .fetched(value)
+    .fetched(store.read { $0!.element })
   }
 
   /// Holds an object received through a chain (see ``value``).
@@ -143,3 +145,9 @@ extension RelayableValueHolder: Equatable where T: Equatable {
 }
 
 extension RelayableValueHolder.Event: Equatable where T: Equatable, T.ChainValue: Equatable {}
+
+/// Reading ``value`` (the held object; its own changes are the object's to report) inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension RelayableValueHolder: Observable {}

@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - Suspender
 
 /// A switch that holds back the values of the chains that use it.
@@ -40,7 +42,7 @@ public final class Suspender: Syncable, Receivable {
   ///
   /// Setting it to the value it already has does nothing.
   public var isSuspended: Bool {
-    get { state.value }
+    get { state.store.read(observedBy: self, \.isSuspended) { $0 } }
     set { state.value = newValue }
   }
 
@@ -56,7 +58,7 @@ public final class Suspender: Syncable, Receivable {
 
   /// Returns ``isSuspended``.
   public func fetchedValue() -> Bool {
-    isSuspended
+    state.fetchedValue()
   }
 
   /// Sets ``isSuspended``.
@@ -86,3 +88,9 @@ public final class Suspender: Syncable, Receivable {
 }
 
 extension Suspender: Swift.Sendable {}
+
+/// Reading ``isSuspended`` inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension Suspender: Observable {}

@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - ValueHolder
 
 /// Holds a value and broadcasts it whenever it changes.
@@ -57,7 +59,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// nothing.
   @inlinable
   public var value: T {
-    get { store.read { $0 } }
+    get { store.read(observedBy: self, \.value) { $0 } }
     set { store.replace(with: newValue) { $0 } }
   }
 
@@ -81,12 +83,12 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// the holder is delivering, and in order with the writes around it. A
   /// chain whose own delivery calls `resend()` skips it, as any echo.
   public func resend() {
-    store.writeEvent { $0 }
+    store.writeEvent(changes: false) { $0 }
   }
 
   /// Returns the current value; ``Chain/sync()`` sends it.
   public func fetchedValue() -> T {
-    value
+    store.read { $0 }
   }
 
   /// Sets ``value`` to a value received through a chain.
@@ -123,3 +125,9 @@ extension ValueHolder: Equatable where T: Equatable {
     lhs.value == rhs.value
   }
 }
+
+/// Reading ``value`` inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the
+/// holder's state calls the tracking's `onChange`, once, after the change is
+/// stored. See <doc:ObservationAndSwiftUI>.
+extension ValueHolder: Observable {}

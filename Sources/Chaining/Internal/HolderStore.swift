@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - HolderStore
 
 /// A holder's state together with the observers of its events.
@@ -16,6 +18,17 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// The holder's state. Guarded by `core.state`'s lock: reach it only
   /// through `withLock`.
   @usableFromInline @exclusivity(unchecked) var value: State
+  /// The holder's Observation registrar, made the first time its state is
+  /// read through an accessor that registers the read (see
+  /// `read(observedBy:_:_:)`), and never changed after. Until then a
+  /// changing write pays one load and one branch for Observation, not the
+  /// registrar's lock and key path lookup.
+  ///
+  /// Written once, under the lock, from `nil`. A write that sees it set
+  /// under the lock reads it again after unlocking without the lock: the
+  /// lock orders that read after the one write, and nothing writes it
+  /// again. The thread sanitizer run (`HolderObservationTests`) checks it.
+  @usableFromInline @exclusivity(unchecked) var observation: HolderObservation?
 
   @usableFromInline
   init(_ initial: State) {
@@ -68,14 +81,15 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   @inlinable @inline(__always)
   func replace(with newValue: State, event: (State) -> Event) {
     // Not `write`: its type-erased garbage would box the old value.
-    let (claim, old) = withLock { stored, coreState -> (_SenderCore<Event>.Claim, State?) in
-      if areEqual(stored, newValue) { return (.none, nil) }
+    let (claim, old, observed) = withLock { stored, coreState -> (_SenderCore<Event>.Claim, State?, Bool) in
+      if areEqual(stored, newValue) { return (.none, nil, false) }
       let old = stored
       stored = newValue
-      return (core.claim(event(newValue), in: &coreState), old)
+      return (core.claim(event(newValue), in: &coreState), old, observation != nil)
     }
     _ = consume old
     if case .deliver = claim { core.run(claim, event(newValue)) }
+    if observed { notifyObservation() }
   }
 
   /// Reads the state under the lock.
@@ -88,45 +102,156 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   ///
   /// `update` runs under the lock: it must not call out to user code. What
   /// it returns as `garbage` (replaced values, say) is released after
-  /// unlocking, since a deinit may run user code.
+  /// unlocking, since a deinit may run user code. A write that returns
+  /// events changed the state, and tells Observation so.
   @discardableResult
   func writeEvents<Result>(
     _ update: (inout State) -> (events: [Event], result: Result, garbage: Any?)
   ) -> Result {
-    let (claim, events, result, garbage) = withLock { state, coreState in
+    let (claim, events, result, garbage, observed) = withLock { state, coreState in
       let (events, result, garbage) = update(&state)
       let claim = core.claim(contentsOf: events, in: &coreState)
-      return (claim, events, result, garbage)
+      return (claim, events, result, garbage, !events.isEmpty && observation != nil)
     }
     _ = consume garbage
     if let first = events.first { core.run(claim, first) }
+    if observed { notifyObservation() }
     return result
   }
 
   /// Changes the state and broadcasts at most one event.
   ///
   /// The common case of `writeEvents(_:)`, without building an array.
+  /// `changes` is false for an event that leaves the state as it was (an
+  /// element's relayed broadcast): Observation is then not told.
   @inlinable @inline(__always)
-  func write(_ update: (inout State) -> (event: Event?, garbage: Any?)) {
-    let (claim, event, garbage) = withLock { state, coreState -> (_SenderCore<Event>.Claim, Event?, Any?) in
+  func write(changes: Bool = true, _ update: (inout State) -> (event: Event?, garbage: Any?)) {
+    typealias Outcome = (_SenderCore<Event>.Claim, Event?, Any?, Bool)
+    let (claim, event, garbage, observed) = withLock { state, coreState -> Outcome in
       let (event, garbage) = update(&state)
-      guard let event else { return (.none, nil, garbage) }
-      return (core.claim(event, in: &coreState), event, garbage)
+      guard let event else { return (.none, nil, garbage, false) }
+      return (core.claim(event, in: &coreState), event, garbage, changes && observation != nil)
     }
     _ = consume garbage
     if let event { core.run(claim, event) }
+    if observed { notifyObservation() }
   }
 
   /// Changes the state and broadcasts exactly the event `update` returns.
   ///
   /// The common case of `write(_:)` for a change that always sends one
   /// event and releases nothing: no optionals to check after unlocking.
+  /// `changes` is false for a resend, which leaves the state as it was.
   @inlinable @inline(__always)
-  func writeEvent(_ update: (inout State) -> Event) {
-    let (claim, event) = withLock { state, coreState -> (_SenderCore<Event>.Claim, Event) in
+  func writeEvent(changes: Bool = true, _ update: (inout State) -> Event) {
+    let (claim, event, observed) = withLock { state, coreState -> (_SenderCore<Event>.Claim, Event, Bool) in
       let event = update(&state)
-      return (core.claim(event, in: &coreState), event)
+      return (core.claim(event, in: &coreState), event, changes && observation != nil)
     }
     core.run(claim, event)
+    if observed { notifyObservation() }
+  }
+
+  // MARK: Observation
+
+  /// Reads the state under the lock, and registers the read with
+  /// Observation as an access of `subject`'s `keyPath`: inside
+  /// `withObservationTracking` (a SwiftUI `body`), the next changing write
+  /// calls the tracking's `onChange`.
+  ///
+  /// The first such read makes the registrar; `keyPath` is evaluated only
+  /// then. Every holder registers one key path for all of its state, so a
+  /// changing write tells Observation once.
+  @inlinable
+  func read<Subject: Observable & AnyObject, Member, Result>(
+    observedBy subject: Subject,
+    _ keyPath: @autoclosure () -> KeyPath<Subject, Member>,
+    _ body: (State) -> Result
+  ) -> Result {
+    let (result, registered) = withLock { state, _ in
+      (body(state), self.observation ?? makeObservation(subject, keyPath()))
+    }
+    registered.access()
+    return result
+  }
+
+  /// Registers an access of `subject`'s `keyPath` with Observation, as
+  /// `read(observedBy:_:_:)` does, for a holder that reads its state
+  /// another way.
+  func access<Subject: Observable & AnyObject, Member>(
+    observedBy subject: Subject,
+    _ keyPath: @autoclosure () -> KeyPath<Subject, Member>
+  ) {
+    read(observedBy: subject, keyPath()) { _ in () }
+  }
+
+  /// Makes and keeps the registrar. Called under the lock, once.
+  @usableFromInline
+  func makeObservation<Subject: Observable & AnyObject, Member>(
+    _ subject: Subject,
+    _ keyPath: KeyPath<Subject, Member>
+  ) -> HolderObservation {
+    let made = SubjectObservation(subject, keyPath)
+    observation = made
+    return made
+  }
+
+  /// Tells Observation that the state changed: every tracking that read it
+  /// gets its `onChange`. Called by a write that saw `observation` set
+  /// under the lock, after the change is stored, the lock released (an
+  /// `onChange` may read the holder) and the write's own delivery done, so
+  /// that no claim on the delivery is held while `onChange` runs.
+  @usableFromInline @inline(never)
+  func notifyObservation() {
+    observation.unsafelyUnwrapped.changed()
+  }
+}
+
+// MARK: - HolderObservation
+
+/// A holder's Observation registrar, with the subject and key path its
+/// reads and writes name. Made by `HolderStore.makeObservation(_:_:)`.
+@usableFromInline
+class HolderObservation: @unchecked Swift.Sendable {
+  // @unchecked: the subclass's stored properties are all `let`.
+
+  /// Registers an access of the holder's state with the tracking in
+  /// progress on this thread, if any.
+  @usableFromInline func access() {}
+
+  /// Tells the trackings that read the holder's state that it changed.
+  func changed() {}
+}
+
+/// `HolderObservation` for one subject type.
+///
+/// The subject is held weakly: it owns the store that owns this object.
+/// Once it is gone no write can reach the store through it, and nothing
+/// is registered or told.
+final class SubjectObservation<Subject: Observable & AnyObject, Member>: HolderObservation, @unchecked Swift.Sendable {
+  // @unchecked: all stored properties are `let`; the registrar is itself
+  // `Swift.Sendable`.
+
+  let registrar = ObservationRegistrar()
+  weak let subject: Subject?
+  let keyPath: KeyPath<Subject, Member>
+
+  init(_ subject: Subject, _ keyPath: KeyPath<Subject, Member>) {
+    self.subject = subject
+    self.keyPath = keyPath
+  }
+
+  override func access() {
+    guard let subject else { return }
+    registrar.access(subject, keyPath: keyPath)
+  }
+
+  override func changed() {
+    guard let subject else { return }
+    // The change is already stored: a tracking's `onChange` (called in
+    // `willSet`) that reads the holder sees the new state, and a tracking
+    // that read the old state was registered before this call.
+    registrar.willSet(subject, keyPath: keyPath)
+    registrar.didSet(subject, keyPath: keyPath)
   }
 }

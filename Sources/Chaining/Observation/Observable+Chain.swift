@@ -1,0 +1,44 @@
+import Dispatch
+import Observation
+
+// MARK: - chain(_:)
+
+extension Observable where Self: AnyObject & Swift.Sendable {
+  /// Starts a chain from one property of this `@Observable` model.
+  ///
+  /// A shorthand for an ``ObservedValue`` that reads `keyPath`, kept alive
+  /// by the chain's observer:
+  ///
+  /// ```swift
+  /// import Observation
+  ///
+  /// @Observable final class Profile: @unchecked Swift.Sendable {
+  ///   var first = "Ann"
+  /// }
+  ///
+  /// let profile = Profile()
+  /// let queue = DispatchQueue(label: "profile")
+  /// let observer = profile.chain(\.first, on: queue).do { print($0) }.sync()
+  /// // Prints "Ann"
+  /// queue.sync { profile.first = "Bea" }
+  /// queue.sync {}
+  /// // Prints "Bea"
+  /// observer.invalidate()
+  /// ```
+  ///
+  /// The model is held weakly: once it is gone, the chain receives nothing
+  /// more. Values arrive on `queue`, as ``ObservedValue`` describes.
+  ///
+  /// - Parameters:
+  ///   - keyPath: The property to read.
+  ///   - queue: The serial queue on which the property is read after each
+  ///     change; `nil` makes a private one.
+  /// - Returns: A chain of the property's values, which ``Chain/sync()``
+  ///   starts with the current one.
+  public func chain<Value>(
+    _ keyPath: KeyPath<Self, Value> & Swift.Sendable,
+    on queue: DispatchQueue? = nil
+  ) -> Chain<Value, ObservedValue<Value>> {
+    Chain(source: ObservedValue(of: self, on: queue) { $0[keyPath: keyPath] }, retained: true)
+  }
+}

@@ -1,0 +1,148 @@
+import Chaining
+import Dispatch
+import Observation
+import Synchronization
+import Testing
+
+/// A value that is not `Equatable`: every write of it counts as a change.
+struct Opaque: Swift.Sendable {
+  var text: String
+}
+
+@Observable final class OpaqueModel: @unchecked Swift.Sendable {
+  // @unchecked: written and read on the tests' queue, or by the binding
+  // on the thread that wrote the holder, never at once.
+  var item = Opaque(text: "model")
+  @ObservationIgnored let writes = Mutex(0)
+
+  var counted: Opaque {
+    get { item }
+    set {
+      writes.withLock { $0 += 1 }
+      item = newValue
+    }
+  }
+}
+
+@Suite struct BindTests {
+  let queue = DispatchQueue(label: "BindTests")
+
+  @Test func aHolderBoundToAModelStartsFromTheModelAndFollowsBothWays() {
+    let profile = Profile()
+    let field = ValueHolder("")
+    let binding = field.bind(to: profile, \.first, on: queue)
+    #expect(field.value == "Ann")
+    #expect(profile.first == "Ann")
+    field.value = "Bea"
+    queue.sync {}  // the binding's write to the model
+    #expect(profile.first == "Bea")
+    queue.sync {}  // the model's change read back, which changes nothing
+    #expect(field.value == "Bea")
+    queue.sync { profile.first = "Cy" }
+    queue.sync {}
+    #expect(field.value == "Cy")
+    binding.invalidate()
+    field.value = "Di"
+    queue.sync { profile.first = "Ed" }
+    queue.sync {}
+    #expect(profile.first == "Ed")
+    #expect(field.value == "Di")
+  }
+
+  @Test func forwardAndBackwardConvert() {
+    let profile = Profile()
+    let text = ValueHolder("")
+    let binding = text.bind(
+      to: profile,
+      \.age,
+      on: queue,
+      forward: { String($0) },
+      backward: { Int($0) ?? 0 }
+    )
+    #expect(text.value == "30")
+    text.value = "41"
+    queue.sync {}
+    #expect(profile.age == 41)
+    queue.sync { profile.age = 42 }
+    queue.sync {}
+    #expect(text.value == "42")
+    binding.invalidate()
+  }
+
+  @Test func aNonEquatableBindingSettlesWithNoPingPong() {
+    let model = OpaqueModel()
+    let field = ValueHolder(Opaque(text: ""))
+    let fieldValues = Recorder<String>()
+    let watcher = field.chain().do { fieldValues.append($0.text) }.end()
+    let binding = field.bind(to: model, \.counted, on: queue)
+    #expect(field.value.text == "model")
+    #expect(model.writes.withLock { $0 } == 0)
+
+    // From the holder: the model is written once; its change comes back
+    // on the queue and is set on the holder once, and goes no further.
+    field.value = Opaque(text: "typed")
+    queue.sync {}
+    queue.sync {}
+    #expect(model.writes.withLock { $0 } == 1)
+    #expect(model.item.text == "typed")
+    #expect(fieldValues.history == ["model", "typed", "typed"])
+
+    // From the model: the holder is set once and the model not written back.
+    queue.sync { model.item = Opaque(text: "saved") }
+    queue.sync {}
+    queue.sync {}
+    #expect(model.writes.withLock { $0 } == 1)
+    #expect(fieldValues.history == ["model", "typed", "typed", "saved"])
+    binding.invalidate()
+    watcher.invalidate()
+  }
+
+  @Test func twoHoldersBoundSettleForNonEquatableValues() {
+    let model = ValueHolder(Opaque(text: "model"))
+    let field = ValueHolder(Opaque(text: ""))
+    let modelValues = Recorder<String>()
+    let fieldValues = Recorder<String>()
+    let watchers = [
+      model.chain().do { modelValues.append($0.text) }.end(),
+      field.chain().do { fieldValues.append($0.text) }.end(),
+    ]
+    let binding = field.bind(to: model)
+    #expect(field.value.text == "model")
+    field.value = Opaque(text: "a")
+    model.value = Opaque(text: "b")
+    #expect(modelValues.history == ["a", "b"])
+    #expect(fieldValues.history == ["model", "a", "b"])
+    binding.invalidate()
+    model.value = Opaque(text: "c")
+    #expect(field.value.text == "b")
+    for watcher in watchers { watcher.invalidate() }
+  }
+
+  @Test func theBindingKeepsNeitherSideAlive() {
+    weak var weakProfile: Profile?
+    weak var weakField: ValueHolder<String>?
+    var binding: Observer?
+    do {
+      let profile = Profile()
+      let field = ValueHolder("")
+      weakProfile = profile
+      weakField = field
+      binding = field.bind(to: profile, \.first, on: queue)
+    }
+    #expect(weakProfile == nil)
+    #expect(weakField == nil)
+    binding?.invalidate()
+    binding = nil
+  }
+
+  @Test func aModelFreedWhileBoundEndsTheBindingQuietly() {
+    var profile: Profile? = Profile()
+    let field = ValueHolder("")
+    let binding = field.bind(to: profile!, \.first, on: queue)
+    profile = nil
+    field.value = "Bea"
+    queue.sync {}
+    #expect(field.value == "Bea")
+    binding.invalidate()
+  }
+}
