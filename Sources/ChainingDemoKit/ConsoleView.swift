@@ -31,6 +31,22 @@ public final class ConsoleView {
       .addTo(pool)
   }
 
+  /// Also shows the title of `viewModel`, an `@Observable` model, as a line
+  /// now and one more each time it changes; closing the view ends this too.
+  ///
+  /// The chain reads the title on `modelQueue` after each change, then
+  /// hops to the view's queue like the other bindings. Call it where the
+  /// view model may be read, on `modelQueue`: it reads the title at once.
+  public func show(_ viewModel: TodoViewModel, readingOn modelQueue: DispatchQueue) {
+    // `chain(_:on:)` is `ObservedValue(of:on:)` reading one property.
+    viewModel.chain(\.title, on: modelQueue)
+      .map { "title: \($0)" }
+      .receive(on: queue)
+      .do { [weak self] in self?.line($0) }
+      .sync()
+      .addTo(pool)
+  }
+
   /// Ends every binding of the view, as closing a screen does.
   public func close() {
     pool.invalidate()

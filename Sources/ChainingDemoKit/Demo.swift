@@ -55,16 +55,42 @@ public func runDemo(write: @escaping @Sendable (String) -> Void) {
   list.showsDone.value = false
   shown()
 
-  write("6. An import on a background queue: the view still shows it on its own queue.")
+  write("6. An @Observable view model: the view shows its title, read again after each change.")
+  // Observation reports a change before storing it, so the chains read the
+  // view model on a queue of their own. The demo writes it only there too,
+  // and waits for that queue, then for the view's, before going on.
+  let viewModel = TodoViewModel(title: "To-do")
+  let modelQueue = DispatchQueue(label: "view model")
+  /// Runs `change` on the view model's queue, then waits until it was read
+  /// again and the view has shown what that read sent.
+  func onModelQueue<Result>(_ change: () -> Result) -> Result {
+    let result = modelQueue.sync(execute: change)
+    modelQueue.sync {}
+    shown()
+    return result
+  }
+  onModelQueue { view.show(viewModel, readingOn: modelQueue) }
+  write("   the view model's title becomes \"Today\"")
+  onModelQueue { viewModel.title = "Today" }
+  write("   its toggle is bound both ways to the list's switch, which takes the toggle's value (on)")
+  let binding = onModelQueue { list.showsDone.bind(to: viewModel, \.showsDone, on: modelQueue) }
+  write("   the user turns the toggle off")
+  onModelQueue { viewModel.showsDone = false }
+  write("   the model turns the switch on")
+  onModelQueue { list.showsDone.value = true }
+  write("   the toggle follows: \(onModelQueue { viewModel.showsDone } ? "on" : "off")")
+  binding.invalidate()
+
+  write("7. An import on a background queue: the view still shows it on its own queue.")
   let importer = DispatchQueue(label: "import")
   importer.sync { list.add("Water plants") }
   shown()
 
-  write("7. Closing the view ends its bindings: later changes show nothing.")
+  write("8. Closing the view ends its bindings: later changes show nothing.")
   view.close()
   list.add("Not shown")
   list.items[2].isDone.value = true
-  shown()
+  onModelQueue { viewModel.title = "Not shown" }
   write("   the model still counts \(list.remaining.value) left")
 }
 

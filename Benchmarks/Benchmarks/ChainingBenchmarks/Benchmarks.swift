@@ -15,6 +15,7 @@ let benchmarks: @Sendable () -> Void = {
   teardownBenchmarks()
   arrayHolderBenchmarks()
   memoryBenchmarks()
+  observationBenchmarks()
 }
 
 // MARK: - Suite
@@ -102,6 +103,19 @@ extension Benchmark {
     Benchmark.blackHole(counter.total)
     guard counter.total == 0 else { return }
     let message = "\(name): no value reached the handlers"
+    if Suite.isSmoke { fatalError(message) }
+    error(message)
+  }
+
+  /// Fails the benchmark unless what the handlers added to `counter` is
+  /// the sum of `0..<count`, as when each of those values reaches them
+  /// once: a source that may coalesce values must not pass for a fast one
+  /// by delivering fewer.
+  func expectDelivery(_ counter: Counter, everyValueBelow count: Int) {
+    expectDelivery(counter)
+    let expected = count * (count - 1) / 2
+    guard counter.total != expected else { return }
+    let message = "\(name): the handlers received a total of \(counter.total), not \(expected)"
     if Suite.isSmoke { fatalError(message) }
     error(message)
   }
