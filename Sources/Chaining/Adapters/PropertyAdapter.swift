@@ -221,8 +221,8 @@ private let sharedAdapters = Protected(SweptTable<SharedAdapterKey, SharedAdapte
 // its store's lock; it is safe to share when the object and the values are.
 extension PropertyAdapter: @unchecked Swift.Sendable where Root: Swift.Sendable, T: Swift.Sendable {}
 
-/// Reading ``value`` and ``safeValue`` inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
-/// holder's state calls the tracking's `onChange`, once, after the change is
-/// stored. See <doc:ObservationAndSwiftUI>.
+/// Reading ``value`` and ``safeValue`` inside `withObservationTracking`, as a
+/// SwiftUI view's `body` does, registers the read; the next write that changes
+/// the holder's state calls the tracking's `onChange`, once, after the change
+/// is stored. See <doc:ObservationAndSwiftUI>.
 extension PropertyAdapter: Observable {}

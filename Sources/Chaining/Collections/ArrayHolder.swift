@@ -250,8 +250,9 @@ extension ArrayHolder: @unchecked Swift.Sendable where Element: Swift.Sendable {
 
 extension ArrayHolder: ArrayActionApplying {}
 
-/// Reading ``raw``, ``count``, ``first``, ``last``, ``subscript(_:)`` and ``element(at:)`` inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
-/// holder's state calls the tracking's `onChange`, once, after the change is
-/// stored. See <doc:ObservationAndSwiftUI>.
+/// Reading ``raw``, ``count``, ``first``, ``last``, ``subscript(_:)`` and
+/// ``element(at:)`` inside `withObservationTracking`, as a SwiftUI view's
+/// `body` does, registers the read; the next write that changes the holder's
+/// state calls the tracking's `onChange`, once, after the change is stored. See
+/// <doc:ObservationAndSwiftUI>.
 extension ArrayHolder: Observable {}

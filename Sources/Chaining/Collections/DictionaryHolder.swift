@@ -199,8 +199,9 @@ extension DictionaryHolder: @unchecked Swift.Sendable where Key: Swift.Sendable,
 
 extension DictionaryHolder: DictionaryActionApplying {}
 
-/// Reading ``raw``, ``count`` and ``subscript(_:)`` inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
-/// holder's state calls the tracking's `onChange`, once, after the change is
-/// stored. See <doc:ObservationAndSwiftUI>.
+/// Reading ``raw``, ``count`` and ``subscript(_:)`` inside
+/// `withObservationTracking`, as a SwiftUI view's `body` does, registers the
+/// read; the next write that changes the holder's state calls the tracking's
+/// `onChange`, once, after the change is stored. See
+/// <doc:ObservationAndSwiftUI>.
 extension DictionaryHolder: Observable {}

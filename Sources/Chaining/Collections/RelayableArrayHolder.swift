@@ -222,8 +222,10 @@ extension RelayableArrayHolder: ArrayActionApplying {}
 
 extension RelayableArrayHolder.Event: Equatable where Element: Equatable, Element.ChainValue: Equatable {}
 
-/// Reading ``raw``, ``count``, ``first``, ``last``, ``subscript(_:)`` and ``element(at:)`` (the elements; their own changes are theirs to report) inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
-/// holder's state calls the tracking's `onChange`, once, after the change is
-/// stored. See <doc:ObservationAndSwiftUI>.
+/// Reading ``raw``, ``count``, ``first``, ``last``, ``subscript(_:)`` and
+/// ``element(at:)`` (the elements; their own changes are theirs to report)
+/// inside `withObservationTracking`, as a SwiftUI view's `body` does, registers
+/// the read; the next write that changes the holder's state calls the
+/// tracking's `onChange`, once, after the change is stored. See
+/// <doc:ObservationAndSwiftUI>.
 extension RelayableArrayHolder: Observable {}

@@ -209,8 +209,9 @@ extension RelayableDictionaryHolder: DictionaryActionApplying {}
 
 extension RelayableDictionaryHolder.Event: Equatable where Value: Equatable, Value.ChainValue: Equatable {}
 
-/// Reading ``raw``, ``count`` and ``subscript(_:)`` (the values; their own changes are theirs to report) inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
+/// Reading ``raw``, ``count`` and ``subscript(_:)`` (the values; their own
+/// changes are theirs to report) inside `withObservationTracking`, as a SwiftUI
+/// view's `body` does, registers the read; the next write that changes the
 /// holder's state calls the tracking's `onChange`, once, after the change is
 /// stored. See <doc:ObservationAndSwiftUI>.
 extension RelayableDictionaryHolder: Observable {}

@@ -113,7 +113,7 @@ extension EventableValueHolder: Equatable where T: Equatable {
 }
 
 /// Reading ``value`` inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
-/// holder's state calls the tracking's `onChange`, once, after the change is
-/// stored. See <doc:ObservationAndSwiftUI>.
+/// `body` does, registers the read; the next write that changes the holder's
+/// state calls the tracking's `onChange`, once, after the change is stored. See
+/// <doc:ObservationAndSwiftUI>.
 extension EventableValueHolder: Observable {}

@@ -146,8 +146,9 @@ extension RelayableValueHolder: Equatable where T: Equatable {
 
 extension RelayableValueHolder.Event: Equatable where T: Equatable, T.ChainValue: Equatable {}
 
-/// Reading ``value`` (the held object; its own changes are the object's to report) inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
-/// holder's state calls the tracking's `onChange`, once, after the change is
-/// stored. See <doc:ObservationAndSwiftUI>.
+/// Reading ``value`` (the held object; its own changes are the object's to
+/// report) inside `withObservationTracking`, as a SwiftUI view's `body` does,
+/// registers the read; the next write that changes the holder's state calls the
+/// tracking's `onChange`, once, after the change is stored. See
+/// <doc:ObservationAndSwiftUI>.
 extension RelayableValueHolder: Observable {}

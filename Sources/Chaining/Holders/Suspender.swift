@@ -89,8 +89,8 @@ public final class Suspender: Syncable, Receivable {
 
 extension Suspender: Swift.Sendable {}
 
-/// Reading ``isSuspended`` inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
+/// Reading ``isSuspended`` inside `withObservationTracking`, as a SwiftUI
+/// view's `body` does, registers the read; the next write that changes the
 /// holder's state calls the tracking's `onChange`, once, after the change is
 /// stored. See <doc:ObservationAndSwiftUI>.
 extension Suspender: Observable {}

@@ -127,7 +127,7 @@ extension ValueHolder: Equatable where T: Equatable {
 }
 
 /// Reading ``value`` inside `withObservationTracking`, as a SwiftUI view's
-/// `body` does, registers the read; the next write that changes the
-/// holder's state calls the tracking's `onChange`, once, after the change is
-/// stored. See <doc:ObservationAndSwiftUI>.
+/// `body` does, registers the read; the next write that changes the holder's
+/// state calls the tracking's `onChange`, once, after the change is stored. See
+/// <doc:ObservationAndSwiftUI>.
 extension ValueHolder: Observable {}
