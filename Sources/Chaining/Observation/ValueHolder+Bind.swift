@@ -106,6 +106,84 @@ extension ValueHolder {
     }
   }
 
+  /// Binds this holder and a property of a `@MainActor` model both ways,
+  /// starting from the model's value.
+  ///
+  /// The form of ``bind(to:_:on:)`` for a SwiftUI view model, whose
+  /// properties live on the main actor: their key paths are not
+  /// `Swift.Sendable`, and the model is read and written only there. Call it
+  /// on the main actor. The holder takes the model's value at once; a change
+  /// of the property is read on the main queue and set on the holder there,
+  /// and a change of the holder is written to the property on the main
+  /// queue, after the work already queued there. It settles for values of
+  /// any type, as ``bind(to:_:on:)`` does.
+  ///
+  /// ```swift
+  /// import Observation
+  ///
+  /// @MainActor @Observable final class FormModel {
+  ///   var name = "Ann"
+  /// }
+  ///
+  /// @MainActor func bindName(_ model: FormModel, to field: ValueHolder<String>) -> Observer {
+  ///   field.bind(onMainActor: model, \.name)  // field.value == "Ann"
+  /// }
+  /// ```
+  ///
+  /// On Linux the main queue runs only while the main thread waits in
+  /// `dispatchMain()`, a run loop or the main actor's executor.
+  ///
+  /// - Parameters:
+  ///   - model: The model, held weakly: once it is gone, the binding sends
+  ///     nothing more either way.
+  ///   - keyPath: The property to bind, used on the main actor only.
+  /// - Returns: The observer of both directions; it keeps the holder weakly.
+  @MainActor
+  public func bind<Model: Observable & AnyObject & Swift.Sendable>(
+    onMainActor model: Model,
+    _ keyPath: ReferenceWritableKeyPath<Model, T>
+  ) -> Observer where T: Swift.Sendable {
+    bind(onMainActor: model, keyPath, forward: { $0 }, backward: { $0 })
+  }
+
+  /// Binds this holder and a property of a `@MainActor` model of another
+  /// type both ways, converting on the way.
+  ///
+  /// As ``bind(onMainActor:_:)``, with `forward` applied to the property's
+  /// values on their way to the holder and `backward` to the holder's on
+  /// their way to the model, both on the main actor.
+  ///
+  /// - Parameters:
+  ///   - model: The model, held weakly.
+  ///   - keyPath: The property to bind, used on the main actor only.
+  ///   - forward: Turns the property's value into the holder's.
+  ///   - backward: Turns the holder's value into the property's.
+  /// - Returns: The observer of both directions.
+  @MainActor
+  public func bind<Model: Observable & AnyObject & Swift.Sendable, Property>(
+    onMainActor model: Model,
+    _ keyPath: ReferenceWritableKeyPath<Model, Property>,
+    forward: @escaping @MainActor @Sendable (Property) -> T,
+    backward: @escaping @MainActor @Sendable (T) -> Property
+  ) -> Observer where T: Swift.Sendable {
+    // Not `Swift.Sendable` (its property is isolated to the main actor), so
+    // boxed: it crosses to the closures below but is applied on the main
+    // actor only, where `assumeIsolated` checks that it runs.
+    let path = MainActorKeyPath(keyPath)
+    let source = ObservedValue(onMainActor: model) { forward($0[keyPath: path.keyPath]) }
+    let write: @Sendable (T) -> Void = { [weak model] value in
+      MainActor.assumeIsolated {
+        guard let model else { return }
+        model[keyPath: path.keyPath] = backward(value)
+      }
+    }
+    return bindBothWays(from: source) { value in
+      // Always queued, even from the main thread, so that the holder's
+      // writes reach the model in their order.
+      DispatchQueue.main.async { write(value) }
+    }
+  }
+
   /// Binds this holder and another both ways, starting from the other's
   /// value.
   ///
@@ -174,5 +252,17 @@ private final class ChangesOf<Value>: Chainable {
   func _subscribe(_ context: _ChainContext, _ handler: @escaping (Value) -> Void) {
     guard let core = holder?._senderCore(creating: true) else { return }
     context.add(core.subscribe(gate: context.gate, handler: handler))
+  }
+}
+
+/// A key path to a property isolated to the main actor, carried to
+/// closures that apply it only on the main actor.
+private struct MainActorKeyPath<Root, Value>: @unchecked Swift.Sendable {
+  // @unchecked: `keyPath` is immutable and applied only inside
+  // `MainActor.assumeIsolated` or an `ObservedValue(onMainActor:_:)` read.
+  let keyPath: ReferenceWritableKeyPath<Root, Value>
+
+  init(_ keyPath: ReferenceWritableKeyPath<Root, Value>) {
+    self.keyPath = keyPath
   }
 }

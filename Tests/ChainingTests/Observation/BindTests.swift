@@ -24,6 +24,20 @@ struct Opaque: Swift.Sendable {
   }
 }
 
+@MainActor @Observable final class MainActorForm {
+  var name = "Ann"
+  var item = Opaque(text: "model")
+  @ObservationIgnored var writes = 0
+
+  var counted: Opaque {
+    get { item }
+    set {
+      writes += 1
+      item = newValue
+    }
+  }
+}
+
 @Suite struct BindTests {
   let queue = DispatchQueue(label: "BindTests")
 
@@ -144,5 +158,71 @@ struct Opaque: Swift.Sendable {
     queue.sync {}
     #expect(field.value == "Bea")
     binding.invalidate()
+  }
+
+  @Test @MainActor func aHolderBoundToAMainActorModelFollowsBothWays() async {
+    let form = MainActorForm()
+    let field = ValueHolder("")
+    let binding = field.bind(onMainActor: form, \.name)
+    #expect(field.value == "Ann")
+    field.value = "Bea"
+    #expect(form.name == "Ann")  // written on the main queue, after this turn
+    await mainQueueTurn()
+    #expect(form.name == "Bea")
+    await Task.detached { field.value = "Cy" }.value  // from another thread
+    await mainQueueTurn()
+    await mainQueueTurn()
+    #expect(form.name == "Cy")
+    form.name = "Di"
+    await mainQueueTurn()
+    #expect(field.value == "Di")
+    binding.invalidate()
+    form.name = "Ed"
+    await mainQueueTurn()
+    #expect(field.value == "Di")
+  }
+
+  @Test @MainActor func aNonEquatableMainActorBindingSettles() async {
+    let form = MainActorForm()
+    let field = ValueHolder(Opaque(text: ""))
+    let fieldValues = Recorder<String>()
+    let watcher = field.chain().do { fieldValues.append($0.text) }.end()
+    let binding = field.bind(
+      onMainActor: form,
+      \.counted,
+      forward: { $0 },
+      backward: { Opaque(text: $0.text + "!") }
+    )
+    field.value = Opaque(text: "typed")
+    await mainQueueTurn()  // the binding's write
+    await mainQueueTurn()  // the model's change read back
+    #expect(form.writes == 1)
+    #expect(form.item.text == "typed!")
+    #expect(fieldValues.history == ["model", "typed", "typed!"])
+    form.item = Opaque(text: "saved")
+    await mainQueueTurn()
+    await mainQueueTurn()
+    #expect(form.writes == 1)
+    #expect(fieldValues.history == ["model", "typed", "typed!", "saved"])
+    binding.invalidate()
+    watcher.invalidate()
+  }
+
+  @Test @MainActor func aMainActorBindingKeepsNeitherSideAlive() async {
+    weak var weakForm: MainActorForm?
+    weak var weakField: ValueHolder<String>?
+    var binding: Observer?
+    do {
+      let form = MainActorForm()
+      let field = ValueHolder("")
+      weakForm = form
+      weakField = field
+      binding = field.bind(onMainActor: form, \.name)
+    }
+    await mainQueueTurn()
+    #expect(weakForm == nil)
+    #expect(weakField == nil)
+    binding?.invalidate()
+    binding = nil
   }
 }
