@@ -229,8 +229,9 @@ class HolderObservation: @unchecked Swift.Sendable {
 /// Once it is gone no write can reach the store through it, and nothing
 /// is registered or told.
 final class SubjectObservation<Subject: Observable & AnyObject, Member>: HolderObservation, @unchecked Swift.Sendable {
-  // @unchecked: all stored properties are `let`; the registrar is itself
-  // `Swift.Sendable`.
+  // @unchecked: all stored properties are `let` (the key path, not
+  // `Swift.Sendable` in general, is never changed); the registrar is
+  // itself `Swift.Sendable`.
 
   let registrar = ObservationRegistrar()
   weak let subject: Subject?
@@ -248,9 +249,11 @@ final class SubjectObservation<Subject: Observable & AnyObject, Member>: HolderO
 
   override func changed() {
     guard let subject else { return }
-    // The change is already stored: a tracking's `onChange` (called in
-    // `willSet`) that reads the holder sees the new state, and a tracking
-    // that read the old state was registered before this call.
+    // The change is already stored, so a tracking's `onChange` (called in
+    // `willSet`) that reads the holder sees the new state. A tracking
+    // registered before this call is told. One whose `apply` read the old
+    // state but which is registered only after this call (a write racing
+    // the tracking's `apply`) is not, as with an `@Observable` property.
     registrar.willSet(subject, keyPath: keyPath)
     registrar.didSet(subject, keyPath: keyPath)
   }
