@@ -97,10 +97,7 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public subscript(index: Int) -> Element {
-    get {
-      engine.store.access(observedBy: self, \.raw)
-      return engine.entry(at: index, in: "subscript")
-    }
+    get { engine.entry(at: index, in: "subscript", observedBy: self, \.raw) }
     set { _ = engine.replace(at: index, with: newValue, in: "subscript") }
   }
 
@@ -108,8 +105,7 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public func element(at index: Int) -> Element {
-    engine.store.access(observedBy: self, \.raw)
-    return engine.entry(at: index, in: "element(at:)")
+    engine.entry(at: index, in: "element(at:)", observedBy: self, \.raw)
   }
 
   /// The number of elements the holder can store without allocating more,

@@ -99,10 +99,7 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public subscript(index: Int) -> Element {
-    get {
-      engine.store.access(observedBy: self, \.raw)
-      return engine.entry(at: index, in: "subscript").element
-    }
+    get { engine.entry(at: index, in: "subscript", observedBy: self, \.raw).element }
     set { engine.replace(at: index, with: makeEntry(newValue), in: "subscript").stop() }
   }
 
@@ -110,8 +107,7 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public func element(at index: Int) -> Element {
-    engine.store.access(observedBy: self, \.raw)
-    return engine.entry(at: index, in: "element(at:)").element
+    engine.entry(at: index, in: "element(at:)", observedBy: self, \.raw).element
   }
 
   /// The number of elements the holder can store without allocating more,

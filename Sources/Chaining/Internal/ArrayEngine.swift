@@ -1,3 +1,5 @@
+import Observation
+
 // MARK: - ArrayEngine
 
 /// The storage and writes shared by the array holders.
@@ -23,7 +25,6 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
   }
 
   var entries: [Entry] { store.read { $0 } }
-  var count: Int { store.read { $0.count } }
 
   /// The number of entries the storage can hold without growing.
   var capacity: Int { store.read { $0.capacity } }
@@ -33,8 +34,15 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
     store.withLock { entries, _ in entries.reserveCapacity(minimumCapacity) }
   }
 
-  func entry(at index: Int, in method: String) -> Entry {
-    store.read { entries in
+  /// The entry at `index`, read under the lock as an access of `subject`'s
+  /// `keyPath` (see `HolderStore.read(observedBy:_:_:)`).
+  func entry<Subject: Observable & AnyObject, Member>(
+    at index: Int,
+    in method: String,
+    observedBy subject: Subject,
+    _ keyPath: @autoclosure () -> KeyPath<Subject, Member>
+  ) -> Entry {
+    store.read(observedBy: subject, keyPath()) { entries in
       check(index, count: entries.count, method)
       return entries[index]
     }
