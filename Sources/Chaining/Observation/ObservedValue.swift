@@ -215,8 +215,6 @@ final class ReadLoop<Value>: @unchecked Swift.Sendable {
   private struct State {
     /// A read is queued and has not started.
     var scheduled = false
-    /// The model is gone: nothing more is read.
-    var finished = false
     /// Where values go; set by `start`, just after the first read.
     var target: HolderStore<Value, Value>?
     /// A read ran before `start`: `start` queues another.
@@ -259,7 +257,7 @@ final class ReadLoop<Value>: @unchecked Swift.Sendable {
   private func scheduleRead() {
     let first = state.withLock { state in
       defer { state.scheduled = true }
-      return !state.scheduled && !state.finished
+      return !state.scheduled
     }
     guard first else { return }
     queue.async { [weak self] in self?.readAndSend() }
@@ -281,10 +279,9 @@ final class ReadLoop<Value>: @unchecked Swift.Sendable {
       return state.target
     }
     guard let target else { return }
-    guard trackedRead() != nil, let value = trackedRead() else {
-      state.withLock { $0.finished = true }
-      return
-    }
+    // `nil` once the model is gone: such a read runs nothing and tracks
+    // nothing, so the reads stop there.
+    guard trackedRead() != nil, let value = trackedRead() else { return }
     target.replace(with: value) { $0 }
   }
 }
