@@ -16,6 +16,48 @@ private final class StatusViewModel {
   }
 }
 
+/// A main-actor view model, bound with plain steps: written on the main
+/// actor, they run there, so their closures may touch its state.
+@MainActor
+private final class CartViewModel {
+  private(set) var summary = ""
+  private(set) var updates = 0
+  private var observer: Observer?
+
+  func bind(to count: ValueHolder<Int>) {
+    observer = count.chain()
+      .filter { $0 >= 0 }
+      .map { "\($0) items" }
+      .do { [weak self] text in
+        self?.updates += 1
+        self?.summary = text
+      }
+      .sync()
+  }
+}
+
+/// An actor that binds a holder to its own state with a plain closure.
+private actor Tally {
+  private(set) var total = 0
+  private var observer: Observer?
+  private var waiter: (total: Int, continuation: CheckedContinuation<Void, Never>)?
+
+  func track(_ amounts: ValueHolder<Int>) {
+    observer = amounts.chain().do { amount in
+      self.total += amount
+      if let waiter = self.waiter, self.total >= waiter.total {
+        self.waiter = nil
+        waiter.continuation.resume()
+      }
+    }.sync()
+  }
+
+  func waitForTotal(_ total: Int) async {
+    if self.total >= total { return }
+    await withCheckedContinuation { waiter = (total, $0) }
+  }
+}
+
 /// A main-actor view, bound with `sendTo`.
 @MainActor
 private final class StatusLabel: MainActorReceivable {
@@ -47,6 +89,32 @@ private actor Downloads {
     // The update was queued on the main queue; this runs after it.
     await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
     #expect(viewModel.status == "50%")
+  }
+
+  @Test @MainActor func plainStepsInAMainActorViewModelRunOnTheMainActor() async {
+    let count = ValueHolder(1)
+    let viewModel = CartViewModel()
+    viewModel.bind(to: count)
+    #expect(viewModel.summary == "1 items")
+    await Task.detached {
+      for value in 2...4 { count.value = value }
+    }.value
+    // The updates were queued on the main queue; this runs after them.
+    await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
+    #expect(viewModel.summary == "4 items")
+    #expect(viewModel.updates == 4)
+  }
+
+  @Test func anActorBindsItsOwnState() async {
+    let amounts = ValueHolder(5)
+    let tally = Tally()
+    await tally.track(amounts)
+    #expect(await tally.total == 5)
+    await Task.detached {
+      for amount in [10, 20] { amounts.value = amount }
+    }.value
+    await tally.waitForTotal(35)
+    #expect(await tally.total == 35)
   }
 
   @Test @MainActor func mainActorLabelIsASendToTarget() {

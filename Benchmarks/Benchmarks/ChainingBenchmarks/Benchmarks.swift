@@ -16,6 +16,7 @@ let benchmarks: @Sendable () -> Void = {
   arrayHolderBenchmarks()
   memoryBenchmarks()
   observationBenchmarks()
+  isolationBenchmarks()
 }
 
 // MARK: - Suite

@@ -96,8 +96,13 @@ func chainDepthBenchmarks() {
 /// The chain of the `holder set` rows: `map`, `filter` and `do` on
 /// `holder`, the typical binding of a model property. Shared with the
 /// Observation rows, so that they differ from `holder set` only in
-/// Observation's part.
-func holderSetChain(_ holder: ValueHolder<Int>, counter: Counter) -> Observer {
+/// Observation's part, and with the main-actor row, whose steps take the
+/// caller's isolation through `isolation`.
+func holderSetChain(
+  _ holder: ValueHolder<Int>,
+  counter: Counter,
+  isolation: isolated (any Actor)? = #isolation
+) -> Observer {
   holder.chain()
     .map { $0 * 2 }
     .filter { $0 % 3 != 0 }

@@ -10,17 +10,29 @@ extension Chain {
   /// // Prints "got hello"
   /// ```
   ///
-  /// - Parameter body: Called with every value that reaches this step.
+  /// - Parameters:
+  ///   - body: Called with every value that reaches this step.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain with the same values.
   ///
-  /// `body` runs on the thread that delivers the value (see
-  /// ``Sendable/broadcast(value:)``), also for the value ``sync()`` sends.
+  /// `body` runs where `isolation` says: on the actor of the code that
+  /// builds the chain, or on the thread that delivers the value (see
+  /// ``Sendable/broadcast(value:)``) when that code is nonisolated; also for
+  /// the value ``sync()`` sends.
   /// The finished observer holds `body` (and what it captures) strongly until
   /// it is invalidated or released; capture `self` weakly when `self` owns
   /// the observer.
   @inlinable
-  public consuming func `do`(_ body: @escaping (Value) -> Void) -> Chain<Value, Source> {
-    appendingLast { downstream in
+  public consuming func `do`(
+    _ body: @escaping (Value) -> Void,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source> {
+    isolated(to: isolation).appendingLast { downstream in
       guard let downstream else { return body }
       return { value in
         body(value)

@@ -10,19 +10,29 @@ extension Chain {
   /// // Prints "even 2"
   /// ```
   ///
-  /// - Parameter isIncluded: Called with every value that reaches this step.
+  /// - Parameters:
+  ///   - isIncluded: Called with every value that reaches this step.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain of the values for which `isIncluded` returned `true`.
   ///
   /// Also applies to the value ``sync()`` sends: a synced value that fails
-  /// the test is not delivered. `isIncluded` runs on the delivering thread and
+  /// the test is not delivered. `isIncluded` runs where `isolation` says and
   /// is held strongly by the finished observer.
   @inlinable
-  public consuming func `guard`(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
-    appendingFilter(isIncluded)
+  public consuming func `guard`(
+    _ isIncluded: @escaping (Value) -> Bool,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source> {
+    isolated(to: isolation).appendingFilter(isIncluded)
   }
 
   /// Passes a value on only when a closure returns `true` for it; another
-  /// name for ``guard(_:)``, familiar from Combine and RxSwift.
+  /// name for ``guard(_:isolation:)``, familiar from Combine and RxSwift.
   ///
   /// ```swift
   /// let notifier = Notifier<String>()
@@ -32,10 +42,20 @@ extension Chain {
   /// // Prints "typed"
   /// ```
   ///
-  /// - Parameter isIncluded: Called with every value that reaches this step.
+  /// - Parameters:
+  ///   - isIncluded: Called with every value that reaches this step.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain of the values for which `isIncluded` returned `true`.
   @inlinable
-  public consuming func filter(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
-    `guard`(isIncluded)
+  public consuming func filter(
+    _ isIncluded: @escaping (Value) -> Bool,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source> {
+    `guard`(isIncluded, isolation: isolation)
   }
 }

@@ -21,16 +21,25 @@ extension Chain where Value: Swift.Sendable {
   /// runs at once; any other value is queued on the main queue and runs
   /// later, in order.
   ///
+  /// In code that is already on the main actor (a `@MainActor` type), a
+  /// plain ``do(_:isolation:)`` does the same: steps run on the actor of the
+  /// code that builds them. `doOnMainActor` is for code that is not: a
+  /// nonisolated model or helper that hands values to the main actor. The
+  /// two share one hop: a chain built on the main actor with both has one.
+  ///
   /// - Parameter body: Called on the main actor with every value.
   /// - Returns: A chain with the same values; later steps run on the main actor.
   ///
   /// Values must be `Swift.Sendable`. After the observer is invalidated, no
   /// queued value reaches `body`.
   public consuming func doOnMainActor(_ body: @escaping @MainActor @Sendable (Value) -> Void) -> Chain<Value, Source> {
-    appending { downstream, context in
-      let hop = MainActorHop(body: body, downstream: downstream)
-      context.addHopGate(hop.gate)
-      return { value in hop.send(value) }
+    // After `isolated(to:)` every value runs on the main actor.
+    isolated(to: MainActor.shared).appendingLast { downstream in
+      guard let downstream else { return { value in MainActor.assumeIsolated { body(value) } } }
+      return { value in
+        MainActor.assumeIsolated { body(value) }
+        downstream(value)
+      }
     }
   }
 

@@ -9,14 +9,24 @@ extension Chain {
   /// // Prints "68.0 °F"
   /// ```
   ///
-  /// - Parameter transform: Called with every value that reaches this step;
-  ///   its result goes on down the chain.
+  /// - Parameters:
+  ///   - transform: Called with every value that reaches this step;
+  ///     its result goes on down the chain.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain of the transformed values.
   ///
-  /// `transform` runs on the delivering thread, also for the value
-  /// ``sync()`` sends, and is held strongly by the finished observer.
+  /// `transform` runs where `isolation` says, also for the value ``sync()``
+  /// sends, and is held strongly by the finished observer.
   @inlinable
-  public consuming func map<Next>(_ transform: @escaping (Value) -> Next) -> Chain<Next, Source> {
-    appendingMap(transform)
+  public consuming func map<Next>(
+    _ transform: @escaping (Value) -> Next,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Next, Source> {
+    isolated(to: isolation).appendingMap(transform)
   }
 }

@@ -66,7 +66,7 @@ extension Chain {
   ) -> Chain<Value, Result> {
     let build = self.build
     let otherBuild = other.build
-    return Chain<Value, Result> { downstream, context in
+    return Chain<Value, Result>(isolation: joinedIsolation(isolation, other.isolation)) { downstream, context in
       build(downstream, context)
       otherBuild(downstream, context)
     }

@@ -30,11 +30,21 @@ extension Chain {
   /// text.value = "twelve"  // not a number: nothing is passed on
   /// ```
   ///
-  /// - Parameter transform: Called with every value that reaches this step.
+  /// - Parameters:
+  ///   - transform: Called with every value that reaches this step.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain of the non-`nil` results.
   @inlinable
-  public consuming func compactMap<Next>(_ transform: @escaping (Value) -> Next?) -> Chain<Next, Source> {
-    appendingCompactMap(transform)
+  public consuming func compactMap<Next>(
+    _ transform: @escaping (Value) -> Next?,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Next, Source> {
+    isolated(to: isolation).appendingCompactMap(transform)
   }
 
   /// Passes on the wrapped value of each optional and drops `nil`.

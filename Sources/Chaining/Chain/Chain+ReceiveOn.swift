@@ -36,5 +36,6 @@ extension Chain where Value: Swift.Sendable {
       context.addHopGate(hop.gate)
       return { value in hop.send(value) }
     }
+    .onAnyThread()
   }
 }

@@ -14,6 +14,12 @@ extension Chain {
   /// - Parameters:
   ///   - initial: The starting result.
   ///   - next: Combines the result so far with a value into the next result.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain of the running results.
   ///
   /// Each finished chain keeps its own result, starting from `initial`; the
@@ -21,9 +27,10 @@ extension Chain {
   @inlinable
   public consuming func scan<Result>(
     _ initial: Result,
-    _ next: @escaping (Result, Value) -> Result
+    _ next: @escaping (Result, Value) -> Result,
+    isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Result, Source> {
-    appending { downstream in
+    isolated(to: isolation).appending { downstream in
       let result = Box(initial)
       return { value in
         result.value = next(result.value, value)

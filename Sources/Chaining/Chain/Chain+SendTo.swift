@@ -16,19 +16,29 @@ extension Chain {
   /// ```
   ///
   /// The receiver's ``Receivable/ReceiveValue`` must be this chain's `Value`;
-  /// anything else does not compile. Use ``map(_:)`` first to convert.
+  /// anything else does not compile. Use ``map(_:isolation:)`` first to convert.
   ///
-  /// - Parameter receiver: The object to send to. Held weakly: once it is
-  ///   released, this step skips it and passes values on. Pass
-  ///   `receiver.retain()` to have the observer keep it alive.
+  /// - Parameters:
+  ///   - receiver: The object to send to. Held weakly: once it is
+  ///     released, this step skips it and passes values on. Pass
+  ///     `receiver.retain()` to have the observer keep it alive.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain with the same values.
   ///
-  /// `receive(value:)` runs on the delivering thread, also for the value
+  /// `receive(value:)` runs where `isolation` says, also for the value
   /// ``sync()`` sends.
   @inlinable
-  public consuming func sendTo<Receiver: Receivable>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: Receivable>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
-    appendingLast { downstream in
+    isolated(to: isolation).appendingLast { downstream in
       guard let downstream else {
         return { [weak receiver] value in receiver?.receive(value: value) }
       }
@@ -41,21 +51,31 @@ extension Chain {
 
   /// Hands each value to a retained receiver and passes it on.
   ///
-  /// Like ``sendTo(_:)-3eg54``, but the finished observer holds the receiver
+  /// Like ``sendTo(_:isolation:)-1b7uw``, but the finished observer holds the receiver
   /// strongly until it is invalidated or released.
   ///
   /// ```swift
   /// let observer = holder.chain().sendTo(Label().retain()).sync()
   /// ```
   ///
-  /// - Parameter retainer: The receiver, from ``Chainable/retain()`` or
-  ///   ``Retainer/init(_:)``.
+  /// - Parameters:
+  ///   - retainer: The receiver, from ``Chainable/retain()`` or
+  ///     ``Retainer/init(_:)``.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain with the same values.
   @inlinable
-  public consuming func sendTo<Receiver: Receivable>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: Receivable>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     let receiver = retainer.object
-    return appending { downstream in
+    return isolated(to: isolation).appending { downstream in
       { value in
         receiver.receive(value: value)
         downstream(value)
@@ -67,7 +87,7 @@ extension Chain {
 extension Receivable {
   /// Returns a wrapper that makes the finished ``Observer`` keep this receiver alive.
   ///
-  /// Pass it to ``Chain/sendTo(_:)-40asi``.
+  /// Pass it to ``Chain/sendTo(_:isolation:)-1s4fs``.
   ///
   /// - Returns: A ``Retainer`` holding this object strongly.
   public func retain() -> Retainer<Self> {

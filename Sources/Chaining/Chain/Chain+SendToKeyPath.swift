@@ -19,16 +19,23 @@ extension Chain {
   ///   - object: The object to write to. Held weakly: once it is released,
   ///     this step skips it and passes values on.
   ///   - keyPath: The property to write.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain with the same values.
   ///
-  /// The write happens on the delivering thread, also for the value
+  /// The write happens where `isolation` says, also for the value
   /// ``sync()`` sends.
   @inlinable
   public consuming func sendTo<Root: AnyObject>(
     _ object: Root,
-    _ keyPath: ReferenceWritableKeyPath<Root, Value>
+    _ keyPath: ReferenceWritableKeyPath<Root, Value>,
+    isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source> {
-    appending { downstream in
+    isolated(to: isolation).appending { downstream in
       { [weak object] value in
         object?[keyPath: keyPath] = value
         downstream(value)
@@ -61,13 +68,20 @@ extension Chain {
   ///   - receiver: The object to send to, held weakly.
   ///   - part: The key path of the part to send: `\.0`, `\.1` … for a tuple,
   ///     any property for another type.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: A chain with the same values.
   @inlinable
   public consuming func sendTo<Receiver: Receivable>(
     _ receiver: Receiver,
-    from part: KeyPath<Value, Receiver.ReceiveValue>
+    from part: KeyPath<Value, Receiver.ReceiveValue>,
+    isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source> {
-    appending { downstream in
+    isolated(to: isolation).appending { downstream in
       { [weak receiver] value in
         receiver?.receive(value: value[keyPath: part])
         downstream(value)

@@ -19,13 +19,23 @@ extension Chain {
   /// selection.value = nil       // title.value is still "Inbox"
   /// ```
   ///
-  /// - Parameter receiver: The receiver, held weakly (pass
-  ///   `receiver.retain()` to keep it alive).
+  /// - Parameters:
+  ///   - receiver: The receiver, held weakly (pass
+  ///     `receiver.retain()` to keep it alive).
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: The chain, passing on every value, `nil` included.
   @inlinable
-  public consuming func sendTo<Receiver: Receivable, Wrapped>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: Receivable, Wrapped>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == Wrapped?, Receiver.ReceiveValue == Wrapped {
-    appending { downstream in
+    isolated(to: isolation).appending { downstream in
       { [weak receiver] value in
         if let value { receiver?.receive(value: value) }
         downstream(value)
@@ -36,13 +46,23 @@ extension Chain {
   /// Sends each value that is not `nil`, unwrapped, to a retained receiver
   /// of the wrapped type, and passes every value on.
   ///
-  /// - Parameter retainer: The receiver, kept alive by the observer.
+  /// - Parameters:
+  ///   - retainer: The receiver, kept alive by the observer.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: The chain, passing on every value, `nil` included.
   @inlinable
-  public consuming func sendTo<Receiver: Receivable, Wrapped>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: Receivable, Wrapped>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == Wrapped?, Receiver.ReceiveValue == Wrapped {
     let receiver = retainer.object
-    return appending { downstream in
+    return isolated(to: isolation).appending { downstream in
       { value in
         if let value { receiver.receive(value: value) }
         downstream(value)
@@ -53,13 +73,23 @@ extension Chain {
   /// Sends each value, wrapped in an optional, to a receiver of optionals,
   /// and passes it on.
   ///
-  /// - Parameter receiver: The receiver, held weakly (pass
-  ///   `receiver.retain()` to keep it alive).
+  /// - Parameters:
+  ///   - receiver: The receiver, held weakly (pass
+  ///     `receiver.retain()` to keep it alive).
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: The chain, unchanged.
   @inlinable
-  public consuming func sendTo<Receiver: Receivable>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: Receivable>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value? {
-    appending { downstream in
+    isolated(to: isolation).appending { downstream in
       { [weak receiver] value in
         receiver?.receive(value: value)
         downstream(value)
@@ -70,13 +100,23 @@ extension Chain {
   /// Sends each value, wrapped in an optional, to a retained receiver of
   /// optionals, and passes it on.
   ///
-  /// - Parameter retainer: The receiver, kept alive by the observer.
+  /// - Parameters:
+  ///   - retainer: The receiver, kept alive by the observer.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: The chain, unchanged.
   @inlinable
-  public consuming func sendTo<Receiver: Receivable>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func sendTo<Receiver: Receivable>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value? {
     let receiver = retainer.object
-    return appending { downstream in
+    return isolated(to: isolation).appending { downstream in
       { value in
         receiver.receive(value: value)
         downstream(value)
@@ -90,13 +130,21 @@ extension Chain {
   /// - Parameters:
   ///   - object: The object, held weakly.
   ///   - keyPath: The property to write.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: The chain, passing on every value, `nil` included.
   @inlinable
   public consuming func sendTo<Root: AnyObject, Wrapped>(
     _ object: Root,
-    _ keyPath: ReferenceWritableKeyPath<Root, Wrapped>
-  ) -> Chain<Value, Source> where Value == Wrapped? {
-    appending { downstream in
+    _ keyPath: ReferenceWritableKeyPath<Root, Wrapped>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
+  where Value == Wrapped? {
+    isolated(to: isolation).appending { downstream in
       { [weak object] value in
         if let value { object?[keyPath: keyPath] = value }
         downstream(value)
@@ -110,13 +158,20 @@ extension Chain {
   /// - Parameters:
   ///   - object: The object, held weakly.
   ///   - keyPath: The property to write.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: The chain, unchanged.
   @inlinable
   public consuming func sendTo<Root: AnyObject>(
     _ object: Root,
-    _ keyPath: ReferenceWritableKeyPath<Root, Value?>
+    _ keyPath: ReferenceWritableKeyPath<Root, Value?>,
+    isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source> {
-    appending { downstream in
+    isolated(to: isolation).appending { downstream in
       { [weak object] value in
         object?[keyPath: keyPath] = value
         downstream(value)
@@ -130,13 +185,20 @@ extension Chain {
   /// - Parameters:
   ///   - receiver: The receiver, held weakly.
   ///   - part: The part to send, such as `\.0` for a tuple's first element.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: The chain, unchanged.
   @inlinable
   public consuming func sendTo<Receiver: Receivable>(
     _ receiver: Receiver,
-    from part: KeyPath<Value, Receiver.ReceiveValue?>
+    from part: KeyPath<Value, Receiver.ReceiveValue?>,
+    isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source> {
-    appending { downstream in
+    isolated(to: isolation).appending { downstream in
       { [weak receiver] value in
         if let element = value[keyPath: part] { receiver?.receive(value: element) }
         downstream(value)
@@ -150,13 +212,21 @@ extension Chain {
   /// - Parameters:
   ///   - receiver: The receiver, held weakly.
   ///   - part: The part to send, such as `\.0` for a tuple's first element.
+  ///   - isolation: Where the step runs. Leave it out: it is the isolation
+  ///     of the code that builds the chain. Built on an actor (in a
+  ///     `@MainActor` type, an `actor`), the step and the ones after it run
+  ///     on that actor: at once when the value arrives there and nothing
+  ///     waits, otherwise queued there, in order. Built in nonisolated code,
+  ///     the step runs on the delivering thread.
   /// - Returns: The chain, unchanged.
   @inlinable
   public consuming func sendTo<Receiver: Receivable, Part>(
     _ receiver: Receiver,
-    from part: KeyPath<Value, Part>
-  ) -> Chain<Value, Source> where Receiver.ReceiveValue == Part? {
-    appending { downstream in
+    from part: KeyPath<Value, Part>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
+  where Receiver.ReceiveValue == Part? {
+    isolated(to: isolation).appending { downstream in
       { [weak receiver] value in
         receiver?.receive(value: value[keyPath: part])
         downstream(value)

@@ -33,7 +33,8 @@ extension Chain {
   /// value is never replayed after a newer one.
   public consuming func suspend(_ suspender: Suspender) -> Chain<Value, Source> {
     let build = self.build
-    return Chain { given, context in
+    // A resume delivers the held value on the thread that resumes.
+    return Chain(isolation: nil) { given, context in
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: (Value) -> Void
       if let given { downstream = given } else { downstream = { _ in } }

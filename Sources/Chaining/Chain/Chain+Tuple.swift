@@ -55,7 +55,7 @@ extension Chain {
   ) -> Chain<(Value?, Other?), Result> {
     let build = self.build
     let otherBuild = other.build
-    return Chain<(Value?, Other?), Result> { given, context in
+    return Chain<(Value?, Other?), Result>(isolation: joinedIsolation(isolation, other.isolation)) { given, context in
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value?, Other?)) -> Void
       if let given { downstream = given } else { downstream = { _ in } }

@@ -71,14 +71,25 @@ public struct Chain<Value, Source: Chainable>: ~Copyable {
 
   @usableFromInline let steps: Steps
 
+  /// The actor the values are known to reach this point on, or `nil` when
+  /// they may come on any thread: set by a hop to an actor, kept by the
+  /// steps that deliver on the thread they are called on, and cleared by
+  /// those that may deliver elsewhere (``receive(on:)``, ``suspend(_:)``,
+  /// joins of chains on different actors). Only the build reads it, to
+  /// leave out a hop that would always run inline (see `isolated(to:)`).
+  /// `nil` is never wrong: a step then adds a hop that checks.
+  @usableFromInline let isolation: (any Actor)?
+
   @inlinable
-  init(steps: Steps) {
+  init(isolation: (any Actor)?, steps: Steps) {
     self.steps = steps
+    self.isolation = isolation
   }
 
   @inlinable
-  init(build: @escaping Build) {
+  init(isolation: (any Actor)?, build: @escaping Build) {
     self.steps = .built(build)
+    self.isolation = isolation
   }
 
   /// The build function of the steps so far.
@@ -136,7 +147,7 @@ public struct Chain<Value, Source: Chainable>: ~Copyable {
     _ step: @escaping (_ downstream: @escaping (Next) -> Void, _ context: _ChainContext) -> (Value) -> Void
   ) -> Chain<Next, Source> {
     let build = self.build
-    return Chain<Next, Source> { downstream, context in
+    return Chain<Next, Source>(isolation: isolation) { downstream, context in
       // `if let`, not `??`: the generic `??` would wrap the closure in
       // reabstraction thunks that every value then goes through.
       if let downstream {
@@ -155,7 +166,7 @@ public struct Chain<Value, Source: Chainable>: ~Copyable {
     _ step: @escaping (_ downstream: ((Next) -> Void)?) -> (Value) -> Void
   ) -> Chain<Next, Source> {
     let build = self.build
-    return Chain<Next, Source> { downstream, context in
+    return Chain<Next, Source>(isolation: isolation) { downstream, context in
       build(step(downstream), context)
     }
   }
@@ -177,7 +188,8 @@ extension Chain where Value == Source.ChainValue {
       source._subscribe(context, downstream)
       source._addFetch(context, downstream)
     }
-    self.init(steps: .source(build, build))
+    // A source sends on the thread that changes it: any thread.
+    self.init(isolation: nil, steps: .source(build, build))
   }
 }
 
@@ -202,15 +214,16 @@ extension Chain {
     switch steps {
     case .source(_, let head):
       let composed = unsafeBitCast(transform, to: ((Source.ChainValue) -> Next).self)
-      return Chain<Next, Source>(steps: .mapped(head, composed))
+      return Chain<Next, Source>(isolation: isolation, steps: .mapped(head, composed))
     case .guarded(_, let head, let isIncluded):
       let composed: (Value) -> Next? = { isIncluded($0) ? transform($0) : nil }
       let cast = unsafeBitCast(composed, to: ((Source.ChainValue) -> Next?).self)
-      return Chain<Next, Source>(steps: .filtered(head, cast))
+      return Chain<Next, Source>(isolation: isolation, steps: .filtered(head, cast))
     case .mapped(let head, let prior):
-      return Chain<Next, Source>(steps: .mapped(head, { transform(prior($0)) }))
+      return Chain<Next, Source>(isolation: isolation, steps: .mapped(head, { transform(prior($0)) }))
     case .filtered(let head, let prior):
       return Chain<Next, Source>(
+        isolation: isolation,
         steps: .filtered(head, { if let value = prior($0) { transform(value) } else { nil } })
       )
     case .built:
@@ -227,11 +240,12 @@ extension Chain {
   consuming func appendingFilter(_ isIncluded: @escaping (Value) -> Bool) -> Chain<Value, Source> {
     switch steps {
     case .source(let build, let head):
-      return Chain(steps: .guarded(build, head, isIncluded))
+      return Chain(isolation: isolation, steps: .guarded(build, head, isIncluded))
     case .guarded(let build, let head, let prior):
-      return Chain(steps: .guarded(build, head, { prior($0) && isIncluded($0) }))
+      return Chain(isolation: isolation, steps: .guarded(build, head, { prior($0) && isIncluded($0) }))
     case .mapped(let head, let prior):
       return Chain(
+        isolation: isolation,
         steps: .filtered(
           head,
           { source in
@@ -242,6 +256,7 @@ extension Chain {
       )
     case .filtered(let head, let prior):
       return Chain(
+        isolation: isolation,
         steps: .filtered(head, { if let value = prior($0), isIncluded(value) { value } else { nil } })
       )
     case .built:
@@ -263,15 +278,16 @@ extension Chain {
     switch steps {
     case .source(_, let head):
       let composed = unsafeBitCast(transform, to: ((Source.ChainValue) -> Next?).self)
-      return Chain<Next, Source>(steps: .filtered(head, composed))
+      return Chain<Next, Source>(isolation: isolation, steps: .filtered(head, composed))
     case .guarded(_, let head, let isIncluded):
       let composed: (Value) -> Next? = { isIncluded($0) ? transform($0) : nil }
       let cast = unsafeBitCast(composed, to: ((Source.ChainValue) -> Next?).self)
-      return Chain<Next, Source>(steps: .filtered(head, cast))
+      return Chain<Next, Source>(isolation: isolation, steps: .filtered(head, cast))
     case .mapped(let head, let prior):
-      return Chain<Next, Source>(steps: .filtered(head, { transform(prior($0)) }))
+      return Chain<Next, Source>(isolation: isolation, steps: .filtered(head, { transform(prior($0)) }))
     case .filtered(let head, let prior):
       return Chain<Next, Source>(
+        isolation: isolation,
         steps: .filtered(head, { if let value = prior($0) { transform(value) } else { nil } })
       )
     case .built:
@@ -282,4 +298,66 @@ extension Chain {
       }
     }
   }
+}
+
+// MARK: - Isolation
+
+extension Chain {
+  /// Returns the chain with the rest of its steps on `actor`: unchanged when
+  /// `actor` is `nil` (a step built in a nonisolated context) or when the
+  /// values are known to be on `actor` already; otherwise with a hop
+  /// (``IsolationHop``) that runs a value at once when it arrives on the
+  /// actor and nothing waits, and queues it on the actor otherwise.
+  ///
+  /// Each step that runs user code calls this with the isolation of the code
+  /// that built it, so a chain built on one actor has one hop, in front of
+  /// its first such step, and one check per value.
+  @inlinable
+  consuming func isolated(to actor: (any Actor)?) -> Chain<Value, Source> {
+    guard let actor, actor !== isolation else { return self }
+    return hop(to: actor)
+  }
+
+  /// The chain, with no actor known for its values: what a step that hands
+  /// them to another thread returns (``receive(on:)``), so that a later
+  /// step written on an actor hops back.
+  @inlinable
+  consuming func onAnyThread() -> Chain<Value, Source> {
+    Chain(isolation: nil, steps: steps)
+  }
+
+  /// The hop of `isolated(to:)`, out of line: it is built once per chain.
+  ///
+  /// Right after the source, the hop joins the source's build functions, so
+  /// that the `map`, `filter` and `compactMap` steps after it are still
+  /// composed into one function (see `Steps`).
+  @usableFromInline
+  consuming func hop(to actor: any Actor) -> Chain<Value, Source> {
+    if case .source(let build, let head) = steps {
+      return Chain(isolation: actor, steps: .source(hopping(build, to: actor), hopping(head, to: actor)))
+    }
+    return Chain(isolation: actor, build: hopping(build, to: actor))
+  }
+}
+
+/// `build`, with a hop to `actor` in front of what follows it.
+@usableFromInline
+func hopping<Value>(
+  _ build: @escaping (_ downstream: ((Value) -> Void)?, _ context: _ChainContext) -> Void,
+  to actor: any Actor
+) -> (_ downstream: ((Value) -> Void)?, _ context: _ChainContext) -> Void {
+  { given, context in
+    // Not `??`, which would wrap the closure in reabstraction thunks.
+    let downstream: (Value) -> Void
+    if let given { downstream = given } else { downstream = { _ in } }
+    let hop = IsolationHop(to: actor, downstream: downstream)
+    context.addHopGate(hop.gate)
+    build({ value in hop.send(value) }, context)
+  }
+}
+
+/// The actor both joined chains are known to deliver on, or `nil`.
+@usableFromInline
+func joinedIsolation(_ one: (any Actor)?, _ other: (any Actor)?) -> (any Actor)? {
+  one === other ? one : nil
 }

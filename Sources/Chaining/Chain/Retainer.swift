@@ -3,7 +3,7 @@
 /// An object wrapped so that the ``Observer`` of a chain keeps it alive.
 ///
 /// Get one from ``Chainable/retain()``. Start a chain from it with
-/// ``chain()``, or pass it to ``Chain/sendTo(_:)-40asi``; the finished
+/// ``chain()``, or pass it to ``Chain/sendTo(_:isolation:)-1s4fs``; the finished
 /// observer then holds the object strongly until it is invalidated or
 /// released.
 ///

@@ -8,13 +8,18 @@
 // key path, which does the same. Each form also takes a `retain()`ed
 // receiver, as SwiftChaining's did. Generated for tuples of two to five
 // elements; not in the guides (see Documentation/ComingFromSwiftChaining.md).
+// Each takes the isolation of its caller, as `sendTo` does, and passes it on
+// as the `#isolation` of the call it forwards to.
 
 extension Chain {
   /// Sends the element at index 0 of each 2-tuple to `receiver` (held
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1), Receiver.ReceiveValue == T0 {
     sendTo(receiver, from: \.0)
   }
@@ -23,7 +28,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1), Receiver.ReceiveValue == T0 {
     sendingPart(to: retainer) { .some($0.0) }
   }
@@ -32,7 +40,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T1>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T1>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (Receiver.ReceiveValue?, T1) {
     sendTo(receiver, from: \.0)
   }
@@ -41,7 +52,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T1>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T1>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (Receiver.ReceiveValue?, T1) {
     sendingPart(to: retainer) { $0.0 }
   }
@@ -50,7 +64,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1), Receiver.ReceiveValue == T0? {
     sendTo(receiver, from: \.0)
   }
@@ -59,7 +76,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1), Receiver.ReceiveValue == T0? {
     sendingPart(to: retainer) { .some($0.0) }
   }
@@ -68,7 +88,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1), Receiver.ReceiveValue == T1 {
     sendTo(receiver, from: \.1)
   }
@@ -77,7 +100,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1), Receiver.ReceiveValue == T1 {
     sendingPart(to: retainer) { .some($0.1) }
   }
@@ -86,7 +112,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, Receiver.ReceiveValue?) {
     sendTo(receiver, from: \.1)
   }
@@ -95,7 +124,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, Receiver.ReceiveValue?) {
     sendingPart(to: retainer) { $0.1 }
   }
@@ -104,7 +136,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1), Receiver.ReceiveValue == T1? {
     sendTo(receiver, from: \.1)
   }
@@ -113,7 +148,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1), Receiver.ReceiveValue == T1? {
     sendingPart(to: retainer) { .some($0.1) }
   }
@@ -125,7 +163,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T0 {
     sendTo(receiver, from: \.0)
   }
@@ -134,7 +175,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T0 {
@@ -145,7 +189,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T1, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T1, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (Receiver.ReceiveValue?, T1, T2) {
     sendTo(receiver, from: \.0)
   }
@@ -154,7 +201,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T1, T2>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T1, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (Receiver.ReceiveValue?, T1, T2) {
     sendingPart(to: retainer) { $0.0 }
   }
@@ -163,7 +213,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T0? {
     sendTo(receiver, from: \.0)
   }
@@ -172,7 +225,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T0? {
@@ -183,7 +239,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T1 {
     sendTo(receiver, from: \.1)
   }
@@ -192,7 +251,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T1 {
@@ -203,7 +265,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, Receiver.ReceiveValue?, T2) {
     sendTo(receiver, from: \.1)
   }
@@ -212,7 +277,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T2>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, Receiver.ReceiveValue?, T2) {
     sendingPart(to: retainer) { $0.1 }
   }
@@ -221,7 +289,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T1? {
     sendTo(receiver, from: \.1)
   }
@@ -230,7 +301,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T1? {
@@ -241,7 +315,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T2 {
     sendTo(receiver, from: \.2)
   }
@@ -250,7 +327,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T2 {
@@ -261,7 +341,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, Receiver.ReceiveValue?) {
     sendTo(receiver, from: \.2)
   }
@@ -270,7 +353,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1>(_ retainer: Retainer<Receiver>) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, Receiver.ReceiveValue?) {
     sendingPart(to: retainer) { $0.2 }
   }
@@ -279,7 +365,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T2? {
     sendTo(receiver, from: \.2)
   }
@@ -288,7 +377,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2), Receiver.ReceiveValue == T2? {
@@ -302,7 +394,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T0 {
     sendTo(receiver, from: \.0)
   }
@@ -311,7 +406,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T0 {
@@ -322,7 +420,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (Receiver.ReceiveValue?, T1, T2, T3) {
     sendTo(receiver, from: \.0)
   }
@@ -331,7 +432,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send0To<Receiver: Receivable, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (Receiver.ReceiveValue?, T1, T2, T3) {
@@ -342,7 +446,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T0? {
     sendTo(receiver, from: \.0)
   }
@@ -351,7 +458,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T0? {
@@ -362,7 +472,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T1 {
     sendTo(receiver, from: \.1)
   }
@@ -371,7 +484,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T1 {
@@ -382,7 +498,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, Receiver.ReceiveValue?, T2, T3) {
     sendTo(receiver, from: \.1)
   }
@@ -391,7 +510,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send1To<Receiver: Receivable, T0, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, Receiver.ReceiveValue?, T2, T3) {
@@ -402,7 +524,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T1? {
     sendTo(receiver, from: \.1)
   }
@@ -411,7 +536,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T1? {
@@ -422,7 +550,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T2 {
     sendTo(receiver, from: \.2)
   }
@@ -431,7 +562,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T2 {
@@ -442,7 +576,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, Receiver.ReceiveValue?, T3) {
     sendTo(receiver, from: \.2)
   }
@@ -451,7 +588,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send2To<Receiver: Receivable, T0, T1, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, Receiver.ReceiveValue?, T3) {
@@ -462,7 +602,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T2? {
     sendTo(receiver, from: \.2)
   }
@@ -471,7 +614,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T2? {
@@ -482,7 +628,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3)")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T3 {
     sendTo(receiver, from: \.3)
   }
@@ -491,7 +640,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3), holding the receiver yourself")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T3 {
@@ -502,7 +654,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3)")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, Receiver.ReceiveValue?) {
     sendTo(receiver, from: \.3)
   }
@@ -511,7 +666,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3), holding the receiver yourself")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, Receiver.ReceiveValue?) {
@@ -522,7 +680,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3)")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T3? {
     sendTo(receiver, from: \.3)
   }
@@ -531,7 +692,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3), holding the receiver yourself")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3), Receiver.ReceiveValue == T3? {
@@ -545,7 +709,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T0 {
     sendTo(receiver, from: \.0)
   }
@@ -554,7 +721,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T0 {
@@ -565,7 +735,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (Receiver.ReceiveValue?, T1, T2, T3, T4) {
     sendTo(receiver, from: \.0)
   }
@@ -574,7 +747,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send0To<Receiver: Receivable, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (Receiver.ReceiveValue?, T1, T2, T3, T4) {
@@ -585,7 +761,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0)")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T0? {
     sendTo(receiver, from: \.0)
   }
@@ -594,7 +773,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.0), holding the receiver yourself")
   @inlinable
-  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send0To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T0? {
@@ -605,7 +787,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T1 {
     sendTo(receiver, from: \.1)
   }
@@ -614,7 +799,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T1 {
@@ -625,7 +813,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, Receiver.ReceiveValue?, T2, T3, T4) {
     sendTo(receiver, from: \.1)
   }
@@ -634,7 +825,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send1To<Receiver: Receivable, T0, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, Receiver.ReceiveValue?, T2, T3, T4) {
@@ -645,7 +839,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1)")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T1? {
     sendTo(receiver, from: \.1)
   }
@@ -654,7 +851,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.1), holding the receiver yourself")
   @inlinable
-  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send1To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T1? {
@@ -665,7 +865,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T2 {
     sendTo(receiver, from: \.2)
   }
@@ -674,7 +877,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T2 {
@@ -685,7 +891,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, Receiver.ReceiveValue?, T3, T4) {
     sendTo(receiver, from: \.2)
   }
@@ -694,7 +903,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send2To<Receiver: Receivable, T0, T1, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, Receiver.ReceiveValue?, T3, T4) {
@@ -705,7 +917,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2)")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T2? {
     sendTo(receiver, from: \.2)
   }
@@ -714,7 +929,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.2), holding the receiver yourself")
   @inlinable
-  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send2To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T2? {
@@ -725,7 +943,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3)")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T3 {
     sendTo(receiver, from: \.3)
   }
@@ -734,7 +955,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3), holding the receiver yourself")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T3 {
@@ -745,7 +969,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3)")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, Receiver.ReceiveValue?, T4) {
     sendTo(receiver, from: \.3)
   }
@@ -754,7 +981,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3), holding the receiver yourself")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, Receiver.ReceiveValue?, T4) {
@@ -765,7 +995,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3)")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T3? {
     sendTo(receiver, from: \.3)
   }
@@ -774,7 +1007,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.3), holding the receiver yourself")
   @inlinable
-  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send3To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T3? {
@@ -785,7 +1021,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.4)")
   @inlinable
-  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T4 {
     sendTo(receiver, from: \.4)
   }
@@ -794,7 +1033,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.4), holding the receiver yourself")
   @inlinable
-  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T4 {
@@ -805,7 +1047,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.4)")
   @inlinable
-  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, Receiver.ReceiveValue?) {
     sendTo(receiver, from: \.4)
   }
@@ -814,7 +1059,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.4), holding the receiver yourself")
   @inlinable
-  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, Receiver.ReceiveValue?) {
@@ -825,7 +1073,10 @@ extension Chain {
   /// weakly), and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.4)")
   @inlinable
-  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ receiver: Receiver) -> Chain<Value, Source>
+  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ receiver: Receiver,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<Value, Source>
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T4? {
     sendTo(receiver, from: \.4)
   }
@@ -834,7 +1085,10 @@ extension Chain {
   /// and passes the tuple on. SwiftChaining's name.
   @available(*, deprecated, message: "use sendTo(_:from: \\.4), holding the receiver yourself")
   @inlinable
-  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3, T4>(_ retainer: Retainer<Receiver>) -> Chain<
+  public consuming func send4To<Receiver: Receivable, T0, T1, T2, T3, T4>(
+    _ retainer: Retainer<Receiver>,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> Chain<
     Value, Source
   >
   where Value == (T0, T1, T2, T3, T4), Receiver.ReceiveValue == T4? {
@@ -849,10 +1103,11 @@ extension Chain {
   @inlinable
   consuming func sendingPart<Receiver: Receivable>(
     to retainer: Retainer<Receiver>,
-    _ part: @escaping (Value) -> Receiver.ReceiveValue?
+    _ part: @escaping (Value) -> Receiver.ReceiveValue?,
+    isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source> {
     let receiver = retainer.object
-    return appending { downstream in
+    return isolated(to: isolation).appending { downstream in
       { value in
         if let element = part(value) { receiver.receive(value: element) }
         downstream(value)

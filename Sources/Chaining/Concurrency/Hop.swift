@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 // MARK: - QueueHop
 
@@ -31,53 +32,109 @@ final class QueueHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
   }
 }
 
-// MARK: - MainActorHop
+// MARK: - IsolationHop
 
-/// Moves the rest of a chain onto the main actor: what
+/// Moves the rest of a chain onto an actor: what a step built in an
+/// actor-isolated context (see ``Chain/do(_:isolation:)``),
 /// ``Chain/doOnMainActor(_:)`` and ``Chain/sendTo(_:)-lxwb`` build.
 ///
-/// A value sent on the main thread, when no earlier value is still waiting,
-/// runs at once, synchronously; any other value is queued on the main queue,
-/// in order. Invalidation and causes work as for ``QueueHop``.
-final class MainActorHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
-  // @unchecked: `waiting` is guarded by its lock; the rest are constants.
-  // `body` and `downstream` run only inside `gate`, on the main thread.
+/// A value sent while the sending code already runs on the actor, and no
+/// earlier value is still waiting, runs at once, synchronously; any other
+/// value waits in `pending` and runs on the actor later, in the order the
+/// values were sent. The actor's turn drains every waiting value, so one
+/// hop has at most one turn scheduled at a time whatever the priorities of
+/// the senders. Invalidation and causes work as for ``QueueHop``.
+final class IsolationHop<Value>: @unchecked Swift.Sendable {
+  // @unchecked: `pending` is guarded by its lock, `scheduled` is atomic; the
+  // rest are constants. `downstream` runs only on the actor: inside `gate`
+  // for a queued value, inside the delivering gate for one that runs at once.
+  // A value that is not `Swift.Sendable` crosses to the actor as it would
+  // cross threads without the hop: the chain's sender owns it, and the hop
+  // only moves it.
   let gate = DeliveryGate(held: false)
-  private let body: @MainActor @Sendable (Value) -> Void
+  private let actor: any Actor
+  private let isMainActor: Bool
   private let downstream: (Value) -> Void
-  /// Values queued on the main queue and not yet run.
-  private let waiting = Protected(0)
+  /// Values sent while the actor was elsewhere or busy, not yet run, with
+  /// their causes.
+  private let pending = Protected<[(Value, Causes)]>([])
+  /// Whether a turn on the actor is scheduled or running: values sent
+  /// meanwhile join `pending`, to run after the earlier ones. Written only
+  /// with `pending`'s lock held.
+  private let scheduled = Atomic<Bool>(false)
 
-  init(body: @escaping @MainActor @Sendable (Value) -> Void, downstream: @escaping (Value) -> Void) {
-    self.body = body
+  init(to actor: any Actor, downstream: @escaping (Value) -> Void) {
+    self.actor = actor
+    isMainActor = actor === MainActor.shared
     self.downstream = downstream
   }
 
   func send(_ value: Value) {
-    let runsNow = waiting.withLock { waiting -> Bool in
-      if waiting == 0, isOnMainActor { return true }
-      waiting += 1
-      return false
-    }
-    if runsNow {
-      run(value)
+    // The common path takes no lock: a value sent on the actor while no
+    // turn is scheduled runs at once. It cannot overtake a queued value:
+    // `pending` is empty whenever `scheduled` is false (both change under
+    // the lock), and a value queued before this send (one whose queuing
+    // happened before it) set `scheduled` with a release store that this
+    // acquiring load sees. While a turn is scheduled or running it holds
+    // the actor's place in line, so it cannot turn false under a sender
+    // that is on the actor: only the turn itself, on the actor, clears it.
+    // Checked by IsolationTests (a value sent on the main actor waits
+    // behind queued ones; order from every kind of sender) under the thread
+    // sanitizer.
+    //
+    // Such a value runs without the hop's gate: it is inside a delivery
+    // through the chain's own gate (or through its only sender's claim,
+    // which stands in for the gate; see `DeliveryGate.deliverAlone`) or an
+    // earlier hop's gate, which already runs one value at a time, skips
+    // echoes, and makes `invalidate()` wait for it. No queued value can run
+    // meanwhile: queued values run only on the actor, which this thread is.
+    if !scheduled.load(ordering: .acquiring), isCurrentlyIsolated(to: actor, isMainActor: isMainActor) {
+      downstream(value)
       return
     }
     let causes = DeliveryContext.current.capture()
-    DispatchQueue.main.async { [self] in
-      DeliveryContext.current.run(with: causes) { run(value) }
-      waiting.withLock { $0 -= 1 }
+    let startsTurn = pending.withLock { pending -> Bool in
+      pending.append((value, causes))
+      if scheduled.load(ordering: .relaxed) { return false }
+      scheduled.store(true, ordering: .releasing)
+      return true
+    }
+    if startsTurn { scheduleTurn() }
+  }
+
+  /// Schedules `drain()` on the actor: a block of the main queue for the
+  /// main actor (as `DispatchQueue.main.async` code expects), a task that
+  /// enters the actor for any other. Neither runs it before returning.
+  private func scheduleTurn() {
+    if isMainActor {
+      DispatchQueue.main.async { [self] in drain() }
+    } else {
+      let actor = self.actor
+      Task { [self] in await Self.drain(self, on: actor) }
     }
   }
 
-  /// Runs on the main thread: `body` on the main actor, then the rest of the chain.
-  private func run(_ value: Value) {
-    let body = self.body
-    let downstream = self.downstream
-    let run = { (value: Value) in
-      MainActor.assumeIsolated { body(value) }
-      downstream(value)
+  private static func drain(_ hop: IsolationHop, on actor: isolated any Actor) {
+    hop.drain()
+  }
+
+  /// Runs on the actor: every waiting value, in order, including those
+  /// sent while it runs; then lets the next value run at once again.
+  private func drain() {
+    while true {
+      let batch = pending.withLock { pending -> [(Value, Causes)] in
+        if pending.isEmpty {
+          scheduled.store(false, ordering: .releasing)
+          return []
+        }
+        defer { pending = [] }
+        return pending
+      }
+      if batch.isEmpty { return }
+      let context = DeliveryContext.current
+      for (value, causes) in batch {
+        context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
+      }
     }
-    gate.deliver(value, to: run, in: DeliveryContext.current)
   }
 }

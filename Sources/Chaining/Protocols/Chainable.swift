@@ -39,8 +39,8 @@ public protocol Chainable: AnyObject {
 extension Chainable {
   /// Starts a chain from this object.
   ///
-  /// The chain is a builder: add steps such as ``Chain/do(_:)``,
-  /// ``Chain/map(_:)`` and ``Chain/sendTo(_:)-3eg54``, then finish it
+  /// The chain is a builder: add steps such as ``Chain/do(_:isolation:)``,
+  /// ``Chain/map(_:isolation:)`` and ``Chain/sendTo(_:isolation:)-1b7uw``, then finish it
   /// with ``Chain/end()`` or ``Chain/sync()`` to get the ``Observer`` that
   /// keeps the binding alive.
   ///
@@ -64,7 +64,7 @@ extension Chainable {
   ///
   /// By default an observer holds neither the object its chain started from
   /// nor the receivers it sends to. Start the chain from `retain()`, or pass
-  /// `retain()` to ``Chain/sendTo(_:)-40asi``, to keep the object
+  /// `retain()` to ``Chain/sendTo(_:isolation:)-1s4fs``, to keep the object
   /// alive for as long as the observer is valid:
   ///
   /// ```swift

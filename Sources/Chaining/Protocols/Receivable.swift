@@ -1,6 +1,6 @@
 // MARK: - Receivable
 
-/// An object that can be the end of a chain: ``Chain/sendTo(_:)-3eg54`` calls
+/// An object that can be the end of a chain: ``Chain/sendTo(_:isolation:)-1b7uw`` calls
 /// its ``receive(value:)``.
 ///
 /// ```swift
