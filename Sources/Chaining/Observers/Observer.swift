@@ -89,6 +89,9 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     /// call closes them all, so that a second caller also returns only once
     /// no hop delivers any more.
     var hopGates: [DeliveryGate] = []
+    /// What steps run when the observer is invalidated (cancel timers, end
+    /// inner chains), once, by the call that closes the gate.
+    var invalidationHandlers: [() -> Void] = []
   }
 
   @usableFromInline
@@ -102,13 +105,21 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     return created
   }
 
-  // These three are called by the thread finishing the chain, before its
+  // These four are called by the thread finishing the chain, before its
   // gate opens: no value runs through the chain yet, so nothing can have
   // invalidated the observer.
 
   /// Makes the observer close a hop's gate when it is invalidated.
   func addHopGate(_ hopGate: DeliveryGate) {
     makeExtras().hopGates.append(hopGate)
+  }
+
+  /// Makes the observer run `handler` once when it is invalidated, after
+  /// its gates are closed (no value of the chain runs afterwards), on the
+  /// thread of the call that closes them. For steps that hold work of their
+  /// own: timers to cancel, inner chains to end.
+  func addInvalidationHandler(_ handler: @escaping () -> Void) {
+    makeExtras().invalidationHandlers.append(handler)
   }
 
   /// Takes over a subscription, to undo it when invalidated.
@@ -198,10 +209,15 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     guard let extras else { return }
     var subscriptions: [SubscriptionBase] = []
     var retained: [AnyObject] = []
+    var handlers: [() -> Void] = []
     swap(&subscriptions, &extras.subscriptions)
     swap(&retained, &extras.retained)
+    swap(&handlers, &extras.invalidationHandlers)
     for subscription in subscriptions {
       subscription.detach()
+    }
+    for handler in handlers {
+      handler()
     }
     _ = consume retained  // released last, after the chain is detached
   }
