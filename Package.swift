@@ -6,10 +6,13 @@ let package = Package(
   // `Synchronization.Mutex` and `Atomic` set the floor on Apple platforms.
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
-    .library(name: "Chaining", targets: ["Chaining"])
+    .library(name: "Chaining", targets: ["Chaining"]),
+    // Test support for code that uses Chaining: `TestClock`.
+    .library(name: "ChainingTesting", targets: ["ChainingTesting"]),
   ],
   targets: [
     .target(name: "Chaining", dependencies: ["_ChainingThreadContext"]),
+    .target(name: "ChainingTesting", dependencies: ["Chaining"]),
     // Not API: a C11 thread-local slot, the two sides of an asymmetric
     // fence (membarrier on Linux) and the runtime's non-trapping isolation
     // check, which Swift cannot declare or call.
@@ -18,7 +21,7 @@ let package = Package(
     // test can check the output; the executable only prints it.
     .target(name: "ChainingDemoKit", dependencies: ["Chaining"]),
     .executableTarget(name: "ChainingDemo", dependencies: ["ChainingDemoKit"]),
-    .testTarget(name: "ChainingTests", dependencies: ["Chaining"]),
+    .testTarget(name: "ChainingTests", dependencies: ["Chaining", "ChainingTesting"]),
     // A separate module that imports Chaining the way a client does, to check
     // that `Chaining.Sendable` and `Swift.Sendable` can be used side by side.
     .testTarget(name: "ChainingClientTests", dependencies: ["Chaining"]),

@@ -17,6 +17,7 @@ let benchmarks: @Sendable () -> Void = {
   memoryBenchmarks()
   observationBenchmarks()
   isolationBenchmarks()
+  timeBenchmarks()
 }
 
 // MARK: - Suite
