@@ -38,8 +38,8 @@ extension Chain {
   ///
   /// - Parameters:
   ///   - transform: Called with every value that reaches this step; returns
-  ///     the chain to follow from then on. The chain is consumed: the step
-  ///     finishes it. Do not finish it yourself.
+  ///     the chain to follow from then on, unfinished (without `end()` or
+  ///     `sync()`): the step consumes and finishes it.
   ///   - isolation: Where `transform` runs. Leave it out: it is the
   ///     isolation of the code that builds the chain. Built on an actor (in
   ///     a `@MainActor` type, an `actor`), `transform` runs on that actor,
@@ -76,11 +76,11 @@ extension Chain {
   /// too, and releases all of it.
   ///
   /// ### Reentrancy
-  /// A handler of the later steps (or `transform`) may write to the outer or
-  /// to the inner source: that value was caused by this chain's own
-  /// delivery, so the chain skips it as an echo, whichever source it enters
-  /// through, and a two-way binding through the step settles. The source's
-  /// other chains receive it.
+  /// A handler of the later steps may write to the outer or to the inner
+  /// source: that value was caused by this chain's own delivery, so the
+  /// chain skips it as an echo, whichever source it enters through (it does
+  /// not switch on a selection it wrote itself), and a two-way binding
+  /// through the step settles. The source's other chains receive it.
   public consuming func flatMapLatest<Inner, InnerSource>(
     _ transform: @escaping (Value) -> Chain<Inner, InnerSource>,
     isolation: isolated (any Actor)? = #isolation
@@ -121,6 +121,11 @@ extension Chain {
 /// delivering when the chain was replaced never follows the new chain's
 /// values (invalidating the old observer from inside a delivery, as a switch
 /// does, does not wait for that thread).
+///
+/// A switch can run inside an inner delivery on the same thread, through a
+/// command that is never an echo: a suspender resumed by a later step
+/// replays the held outer value. The number is checked again before the new
+/// observer is kept, so that even nested switches keep only the latest.
 ///
 /// A value of an inner chain runs the later steps with the outer chain's
 /// gate among its causes, as if it had come through that gate: a value that
