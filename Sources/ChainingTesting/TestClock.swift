@@ -89,6 +89,8 @@ public final class TestClock: Clock, TimerClock, @unchecked Swift.Sendable {
     var now: Instant
     var waiters: [Int: Waiter] = [:]
     var nextOrder = 0
+    /// Tasks in `waitForPending(_:)`, with the count each waits for.
+    var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
   }
 
   private let lock = NSLock()
@@ -113,6 +115,22 @@ public final class TestClock: Clock, TimerClock, @unchecked Swift.Sendable {
   /// How many timers and sleepers wait for a time the clock has not reached.
   public var pendingCount: Int {
     lock.withLock { state.waiters.count }
+  }
+
+  /// Returns once at least `count` timers and sleepers wait, such as a
+  /// task that has reached its `sleep(until:)`: the way to know, without
+  /// yielding in a loop, that another task is waiting before advancing.
+  ///
+  /// - Parameter count: How many waiters to wait for.
+  public func waitForPending(_ count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let ready = lock.withLock { () -> Bool in
+        if state.waiters.count >= count { return true }
+        state.countWaiters.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
   }
 
   // MARK: Timers and sleepers
@@ -154,12 +172,17 @@ public final class TestClock: Clock, TimerClock, @unchecked Swift.Sendable {
 
   /// Adds `waiter` and returns its number (its start order).
   private func add(_ waiter: Waiter) -> Int {
-    lock.withLock {
+    let (order, ready) = lock.withLock { () -> (Int, [CheckedContinuation<Void, Never>]) in
       let order = state.nextOrder
       state.nextOrder += 1
       state.waiters[order] = Waiter(deadline: waiter.deadline, order: order, wake: waiter.wake)
-      return order
+      let count = state.waiters.count
+      let ready = state.countWaiters.filter { $0.count <= count }.map(\.continuation)
+      state.countWaiters.removeAll { $0.count <= count }
+      return (order, ready)
     }
+    for continuation in ready { continuation.resume() }
+    return order
   }
 
   private func remove(_ order: Int) {

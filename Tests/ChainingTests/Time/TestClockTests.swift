@@ -46,7 +46,7 @@ import Testing
       try await clock.sleep(until: TestClock.Instant(offset: .seconds(1)))
       return clock.now
     }
-    while clock.pendingCount == 0 { await Task.yield() }
+    await clock.waitForPending(1)
     await clock.advance(by: .seconds(1))
     #expect(try await sleeper.value == TestClock.Instant(offset: .seconds(1)))
   }
@@ -54,7 +54,7 @@ import Testing
   @Test func aCancelledSleepThrowsAndLeavesNothingWaiting() async {
     let clock = TestClock()
     let sleeper = Task { try await clock.sleep(until: TestClock.Instant(offset: .seconds(1))) }
-    while clock.pendingCount == 0 { await Task.yield() }
+    await clock.waitForPending(1)
     sleeper.cancel()
     await #expect(throws: CancellationError.self) { try await sleeper.value }
     #expect(clock.pendingCount == 0)
