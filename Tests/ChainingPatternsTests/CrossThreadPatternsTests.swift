@@ -43,13 +43,22 @@ private actor Tally {
   private var waiter: (total: Int, continuation: CheckedContinuation<Void, Never>)?
 
   func track(_ amounts: ValueHolder<Int>) {
-    observer = amounts.chain().do { amount in
-      self.total += amount
-      if let waiter = self.waiter, self.total >= waiter.total {
-        self.waiter = nil
-        waiter.continuation.resume()
-      }
-    }.sync()
+    // The closure holds the actor, and the actor the observer: `stop()`
+    // ends the binding, and so the cycle.
+    observer = amounts.chain().do { amount in self.add(amount) }.sync()
+  }
+
+  func stop() {
+    observer?.invalidate()
+    observer = nil
+  }
+
+  private func add(_ amount: Int) {
+    total += amount
+    if let waiter, total >= waiter.total {
+      self.waiter = nil
+      waiter.continuation.resume()
+    }
   }
 
   func waitForTotal(_ total: Int) async {
@@ -115,6 +124,7 @@ private actor Downloads {
     }.value
     await tally.waitForTotal(35)
     #expect(await tally.total == 35)
+    await tally.stop()
   }
 
   @Test @MainActor func mainActorLabelIsASendToTarget() {

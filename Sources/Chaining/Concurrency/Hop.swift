@@ -52,7 +52,13 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
   // cross threads without the hop: the chain's sender owns it, and the hop
   // only moves it.
   let gate = DeliveryGate(held: false)
-  private let actor: any Actor
+  /// Weak: the actor's own state usually holds the observer of a chain
+  /// written in it, and so this hop; a strong reference would keep the
+  /// actor alive for ever. Once it is freed, its values are dropped. Nil
+  /// for the main actor, which lives for ever and is never read from here:
+  /// a weak reference to it would give it a side table that outlives every
+  /// reference and that LeakSanitizer reports.
+  private weak var actor: (any Actor)?
   private let isMainActor: Bool
   private let downstream: (Value) -> Void
   /// Values sent while the actor was elsewhere or busy, not yet run, with
@@ -64,8 +70,8 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
   private let scheduled = Atomic<Bool>(false)
 
   init(to actor: any Actor, downstream: @escaping (Value) -> Void) {
-    self.actor = actor
     isMainActor = actor === MainActor.shared
+    if !isMainActor { self.actor = actor }
     self.downstream = downstream
   }
 
@@ -88,7 +94,7 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
     // earlier hop's gate, which already runs one value at a time, skips
     // echoes, and makes `invalidate()` wait for it. No queued value can run
     // meanwhile: queued values run only on the actor, which this thread is.
-    if !scheduled.load(ordering: .acquiring), isCurrentlyIsolated(to: actor, isMainActor: isMainActor) {
+    if !scheduled.load(ordering: .acquiring), isOnActor() {
       downstream(value)
       return
     }
@@ -102,14 +108,21 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
     if startsTurn { scheduleTurn() }
   }
 
+  /// Whether the calling code runs on the actor: false once it is freed.
+  private func isOnActor() -> Bool {
+    if isMainActor { return isOnMainActor }
+    guard let actor else { return false }
+    return isCurrentlyIsolated(to: actor, isMainActor: false)
+  }
+
   /// Schedules `drain()` on the actor: a block of the main queue for the
   /// main actor (as `DispatchQueue.main.async` code expects), a task that
   /// enters the actor for any other. Neither runs it before returning.
   private func scheduleTurn() {
     if isMainActor {
       DispatchQueue.main.async { [self] in drain() }
-    } else {
-      let actor = self.actor
+    } else if let actor {
+      // The task holds the actor until the turn has run.
       Task { [self] in await Self.drain(self, on: actor) }
     }
   }

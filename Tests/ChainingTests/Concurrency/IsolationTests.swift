@@ -33,8 +33,8 @@ private final class Screen {
 
   func bind(_ holder: ValueHolder<Int>) {
     observer = holder.chain()
-      .map { value in
-        self.check()
+      .map { [unowned self] value in
+        check()
         return "#\(value)"
       }
       .do { [unowned self] title in
@@ -73,6 +73,8 @@ private struct Arrivals {
 /// An actor that records the values a binding of its own sends it.
 private protocol Recording: Actor {
   var arrivals: Arrivals { get set }
+  /// Ends the actor's binding, whose closure holds the actor.
+  func stop()
 }
 
 extension Recording {
@@ -90,13 +92,26 @@ private actor Counter: Recording {
   var arrivals = Arrivals()
   private var observer: Observer?
 
+  func stop() { observer = nil }
+
   /// Binds, and returns the values received by the time `sync()` returned.
   func bind(_ holder: ValueHolder<Int>) -> [Int] {
+    // The closure holds the actor, which holds the observer: `stop()` ends
+    // the cycle. (`[unowned self]` here stops Swift 6.3's region checker.)
     observer = holder.chain().do { value in
       self.preconditionIsolated()
       self.arrivals.append(value)
     }.sync()
     return values
+  }
+}
+
+/// An actor whose binding's closure does not hold it.
+private actor Relay {
+  private var observer: Observer?
+
+  func bind(_ holder: ValueHolder<Int>, to recorder: Recorder<Int>) {
+    observer = holder.chain().do { recorder.append($0) }.sync()
   }
 }
 
@@ -129,6 +144,8 @@ private actor QueueActor: Recording {
   var arrivals = Arrivals()
   private(set) var strays = 0
   private var observer: Observer?
+
+  func stop() { observer = nil }
 
   func bind(_ holder: ValueHolder<Int>) -> [Int] {
     observer = holder.chain().map { $0 * 2 }.do { value in
@@ -270,18 +287,37 @@ private actor QueueActor: Recording {
   }
 
   @Test func theHopReleasesTheClosuresOnceInvalidatedAndRun() async {
-    weak var weakScreen: Screen?
+    weak var weakToken: Token?
     let holder = ValueHolder(0)
+    let observer: Observer
     do {
-      let screen = Screen()
-      weakScreen = screen
-      // `map` captures the screen strongly.
-      screen.bind(holder)
-      spawn { holder.value = 1 }.wait()
-      screen.observer?.invalidate()
+      let token = Token()
+      weakToken = token
+      // Written on the main actor: the closure, and the token it holds,
+      // wait in the hop for the main queue.
+      observer = holder.chain().do { _ in withExtendedLifetime(token) {} }.end()
     }
+    spawn { holder.value = 1 }.wait()
+    observer.invalidate()
+    #expect(weakToken != nil)  // the queued turn still holds the hop
     await mainQueueTurnPassed()
-    #expect(weakScreen == nil)
+    #expect(weakToken == nil)
+  }
+
+  @Test func anActorThatOwnsItsBindingIsFreed() async {
+    // The hop holds the actor weakly: an actor that keeps the observer of a
+    // chain written in it, whose closures do not hold it, is freed.
+    weak var weakRelay: Relay?
+    let holder = ValueHolder(0)
+    let seen = Recorder<Int>()
+    do {
+      let relay = Relay()
+      weakRelay = relay
+      await relay.bind(holder, to: seen)
+    }
+    #expect(weakRelay == nil)
+    holder.value = 1
+    #expect(seen.history == [0])
   }
 
   @Test func mainActorReceiversAndDoOnMainActorAddNoSecondHop() async {
@@ -323,6 +359,7 @@ private actor QueueActor: Recording {
     await writeFromEverywhere(to: holder)
     await counter.waitForValues(401)
     #expect(await counter.values == Array(0...400))
+    await counter.stop()
   }
 
   @Test func anActorOnACustomExecutorRunsItsClosuresThere() async {
@@ -333,6 +370,7 @@ private actor QueueActor: Recording {
     await actor.waitForValues(401)
     #expect(await actor.values == (0...400).map { $0 * 2 })
     #expect(await actor.strays == 0)
+    await actor.stop()
   }
 
   @Test func aNonisolatedChainRunsOnTheSendingThreadAsBefore() {
