@@ -5,12 +5,12 @@
 ///
 /// You rarely name this type. It is the source of the chain that
 /// ``Chainable/chain()`` returns when it is called on an existential such as
-/// `any Fetchable<Int>` or `any Fetchable<Int> & Sendable<Int>`, so that the
+/// `any Fetchable<Int>` or `any Fetchable<Int> & Sendable`, so that the
 /// chain can still finish with ``Chain/sync()``.
 ///
 /// ```swift
 /// let count = ValueHolder(1)
-/// let source: any Fetchable<Int> & Sendable<Int> = count
+/// let source: any Fetchable<Int> & Sendable = count
 /// let observer = source.chain().do { print("count:", $0) }.sync()
 /// // Prints "count: 1"
 /// count.value = 2
@@ -82,7 +82,7 @@ extension Fetchable {
   /// is an ``AnyFetchable`` wrapping this object.
   ///
   /// ```swift
-  /// func show(_ title: any Fetchable<String> & Sendable<String>) -> Observer {
+  /// func show(_ title: any Fetchable<String> & Sendable) -> Observer {
   ///   title.chain().do { print("title:", $0) }.sync()
   /// }
   /// let observer = show(ValueHolder("Inbox"))
