@@ -117,6 +117,17 @@ private final class Counter: Receivable {
     label.receive(value: "Inbox")
     #expect((label as? MainLabel)?.text == "Inbox")
   }
+
+  @Test @MainActor func chainSendsToAnExistentialMainActorReceiver() {
+    let title = ValueHolder("Inbox")
+    let label = MainLabel()
+    let sink: any MainActorReceivable<String> = label
+    let observer = title.chain().sendTo(sink).sync()
+    #expect(label.text == "Inbox")
+    title.value = "Sent"
+    #expect(label.text == "Sent")
+    observer.invalidate()
+  }
 }
 
 @MainActor
