@@ -126,7 +126,49 @@ private final class ProfileViewModel {
   }
 }
 
+// MARK: - Naming sources by their value type
+
+/// Takes a source with a current value that also pushes changes.
+private func show(_ count: some Fetchable<Int> & Sendable<Int>, into lines: ValueHolder<[String]>) -> Observer {
+  count.chain().map { "\($0) items" }.do { lines.value.append($0) }.sync()
+}
+
 @Suite struct ViewsPatternsTests {
+  @Test func sourcesAndReceiversNamedByValueType() {
+    let lines = ValueHolder<[String]>([])
+    let count = ValueHolder(3)
+    let shown = show(count, into: lines)
+    count.value = 4
+    let sources: [any Chainable<Int>] = [count, Notifier<Int>()]
+    let observers = sources.map { $0.chain().do { lines.value.append("any: \($0)") }.end() }
+    let sinks: [any Receivable<Int>] = [count, Notifier<Int>()]
+    for sink in sinks { sink.receive(value: 5) }
+    #expect(lines.value == ["3 items", "4 items", "5 items", "any: 5"])
+    shown.invalidate()
+    for observer in observers { observer.invalidate() }
+  }
+
+  @Test func inboxPublishesReadOnlyState() {
+    final class Inbox {
+      private let unreadHolder = ValueHolder(0)
+      private let messagesHolder = ArrayHolder<String>()
+      var unread: ReadOnlyValueHolder<Int> { unreadHolder.readOnly }
+      var messages: ReadOnlyArrayHolder<String> { messagesHolder.readOnly }
+      func deliver(_ message: String) {
+        messagesHolder.append(message)
+        unreadHolder.value += 1
+      }
+    }
+    let inbox = Inbox()
+    let seen = ValueHolder<[Int]>([])
+    let badge = inbox.unread.chain().do { seen.value.append($0) }.sync()
+    inbox.deliver("Hi")
+    #expect(seen.value == [0, 1])
+    #expect(inbox.messages.raw == ["Hi"])
+    #expect(inbox.unread.value == 1)
+    badge.invalidate()
+  }
+
   @Test func busDeliversEachEventTypeToItsObservers() {
     let events = AppEvents()
     let badge = Badge(events: events)
