@@ -18,6 +18,7 @@ let benchmarks: @Sendable () -> Void = {
   observationBenchmarks()
   isolationBenchmarks()
   timeBenchmarks()
+  existentialBenchmarks()
 }
 
 // MARK: - Suite

@@ -21,7 +21,7 @@
 /// clock.tick(1)
 /// // Prints "tick 1"
 /// ```
-public protocol Chainable: AnyObject {
+public protocol Chainable<ChainValue>: AnyObject {
   /// The type of the values a chain started from this object receives.
   associatedtype ChainValue
 

@@ -20,7 +20,7 @@
 ///
 /// A type that is only `Fetchable` sends its value once, on `sync()`. Adopt
 /// ``Syncable`` to also push later changes.
-public protocol Fetchable: Chainable {
+public protocol Fetchable<ChainValue>: Chainable {
   /// Returns the value that ``Chain/sync()`` sends.
   ///
   /// Called by `sync()` on the thread that calls it (or, when another thread

@@ -14,7 +14,7 @@
 /// }
 /// ```
 @MainActor
-public protocol MainActorReceivable: AnyObject, Swift.Sendable {
+public protocol MainActorReceivable<ReceiveValue>: AnyObject, Swift.Sendable {
   /// The type of the values this object accepts.
   associatedtype ReceiveValue
 

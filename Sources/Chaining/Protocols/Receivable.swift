@@ -15,7 +15,7 @@
 /// print(label.text)
 /// // Prints "Inbox"
 /// ```
-public protocol Receivable: AnyObject {
+public protocol Receivable<ReceiveValue>: AnyObject {
   /// The type of the values this object accepts.
   associatedtype ReceiveValue
 

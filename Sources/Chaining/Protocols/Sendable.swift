@@ -31,7 +31,7 @@
 /// is created by the first chain you finish on the object. After the object
 /// is released its entry is inert, and it is removed by the next sweep, which
 /// runs when the registry has doubled in size since the last one.
-public protocol Sendable: Chainable {
+public protocol Sendable<ChainValue>: Chainable {
   /// The core that holds this object's observers. Not API.
   ///
   /// The default looks the core up in the library's registry (and creates it

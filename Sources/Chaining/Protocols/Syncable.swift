@@ -19,4 +19,9 @@
 /// let observer = sender.chain().sendTo(receiver).sync()  // receiver.value == 0
 /// sender.value = 2                                        // receiver.value == 2
 /// ```
+///
+/// `Syncable` is a typealias and takes no argument: to ask for a syncable
+/// source of a given value type, write `some Fetchable<T> & Sendable<T>`, or
+/// `any Fetchable<T> & Sendable` for an existential (Swift 6.3 crashes
+/// compiling `any Fetchable<T> & Sendable<T>`). See <doc:ViewsAndPatterns>.
 public typealias Syncable = Fetchable & Sendable
