@@ -12,20 +12,50 @@ import Musl
 // MARK: - log
 
 extension Chain {
-  /// Writes a line for each value that reaches this step, naming the
-  /// label and the thread, and passes the value on unchanged.
+  /// Writes a line to standard error for each value that reaches this
+  /// step, naming the label and the thread, and passes the value on
+  /// unchanged.
   ///
   /// Put it anywhere in a chain to see what flows there, and where, without
   /// a breakpoint:
   ///
   /// ```swift
   /// let name = ValueHolder("Ann")
+  /// let observer = name.chain().log("name").map { $0.uppercased() }.sync()
+  /// // Writes "name: Ann (main)" to standard error
+  /// name.value = "Bob"
+  /// // Writes "name: Bob (main)" to standard error
+  /// ```
+  ///
+  /// Each line is written with a line break in one `write` call, so that
+  /// lines from several threads do not mix. To write the lines elsewhere,
+  /// use ``log(_:to:)``, which describes the line and where the step runs.
+  ///
+  /// - Parameter label: Names this step in the lines, to tell several apart.
+  /// - Returns: A chain with the same values.
+  ///
+  /// The step runs where the value is, on the delivering thread or on the
+  /// actor a hop before it moved the chain to, also for the value
+  /// ``sync()`` sends; it never adds a hop. The finished observer holds
+  /// `label` until it is invalidated or released.
+  public consuming func log(_ label: String) -> Chain<Value, Source> {
+    log(label, to: writeLineToStandardError)
+  }
+
+  /// Hands `sink` a line for each value that reaches this step, naming the
+  /// label and the thread, and passes the value on unchanged.
+  ///
+  /// Put it anywhere in a chain to see what flows there, and where, without
+  /// a breakpoint. ``log(_:)`` writes the same lines to standard error.
+  ///
+  /// ```swift
+  /// let name = ValueHolder("Ann")
   /// let observer = name.chain()
-  ///   .log("name")
+  ///   .log("name") { print($0) }
   ///   .map { $0.uppercased() }
   ///   .log("upper") { print($0) }
   ///   .sync()
-  /// // Writes "name: Ann (main)" to standard error
+  /// // Prints "name: Ann (main)"
   /// // Prints "upper: ANN (main)"
   /// ```
   ///
@@ -51,9 +81,8 @@ extension Chain {
   ///
   /// - Parameters:
   ///   - label: Names this step in the lines, to tell several apart.
-  ///   - sink: Called with each line, without a line break. Defaults to
-  ///     writing the line and a line break to standard error, in one
-  ///     `write` call, so that lines from several threads do not mix.
+  ///   - sink: Called with each line, without a line break: `print`, a
+  ///     logger of your app, or a list in a test.
   /// - Returns: A chain with the same values.
   ///
   /// The step runs where the value is, on the delivering thread or on the
@@ -65,10 +94,11 @@ extension Chain {
   /// the compiler checks that it can run on any thread; `description` of
   /// the value runs there too. A value the chain skips as an echo does not
   /// reach the step and writes nothing. The finished observer holds `sink`
-  /// and `label` strongly, until it is invalidated or released.
+  /// (and what it captures) and `label` strongly, until it is invalidated
+  /// or released.
   public consuming func log(
     _ label: String,
-    to sink: @escaping @Sendable (String) -> Void = writeLineToStandardError
+    to sink: @escaping @Sendable (String) -> Void
   ) -> Chain<Value, Source> {
     appendingLast { downstream in
       guard let downstream else {
@@ -111,9 +141,7 @@ func currentThreadDescription() -> String {
 }
 
 /// Writes `line` and a line break to standard error, in one `write` call
-/// unless the system writes only part of it: the default sink of
-/// ``Chain/log(_:to:)``.
-@usableFromInline
+/// unless the system writes only part of it: the sink of ``Chain/log(_:)``.
 func writeLineToStandardError(_ line: String) {
   let bytes = Array((line + "\n").utf8)
   bytes.withUnsafeBytes { buffer in
