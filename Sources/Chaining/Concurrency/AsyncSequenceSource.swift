@@ -121,7 +121,11 @@ public final class AsyncSequenceSource<Element: Swift.Sendable>: Syncable {
   /// chain finished on it (see the type's discussion).
   ///
   /// - Parameter sequence: The sequence to iterate. It is handed over
-  ///   (`sending`): the source's task is the only code that uses it.
+  ///   (`sending`): the source's task is the only code that uses it, so a
+  ///   sequence that is not `Swift.Sendable` may be passed when nothing
+  ///   else uses it. Its type needs `SendableMetatype`, as every type has
+  ///   unless its `AsyncSequence` conformance is isolated to an actor: the
+  ///   task uses the conformance off that actor.
   public init<Base: AsyncSequence & SendableMetatype>(_ sequence: sending Base) where Base.Element == Element {
     let handover = Handover(sequence)
     var state = State()
