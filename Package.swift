@@ -14,8 +14,9 @@ let package = Package(
     .target(name: "Chaining", dependencies: ["_ChainingThreadContext"]),
     .target(name: "ChainingTesting", dependencies: ["Chaining"]),
     // Not API: a C11 thread-local slot, the two sides of an asymmetric
-    // fence (membarrier on Linux) and the runtime's non-trapping isolation
-    // check, which Swift cannot declare or call.
+    // fence (membarrier on Linux), the runtime's non-trapping isolation
+    // check, and the thread id and queue label that `log` writes, which
+    // Swift cannot declare or call.
     .target(name: "_ChainingThreadContext"),
     // The demo app: its model and console view live in a library so that a
     // test can check the output; the executable only prints it.

@@ -9,10 +9,12 @@
 #ifndef CHAINING_THREAD_CONTEXT_H
 #define CHAINING_THREAD_CONTEXT_H
 
-// The fences and the isolation check, included here too, so that a build
-// that had this module before they were added notices the change.
+// The fences, the isolation check and the thread information, included here
+// too, so that a build that had this module before they were added notices
+// the change.
 #include "ChainingFences.h"
 #include "ChainingIsolation.h"
+#include "ChainingThreadInfo.h"
 
 /// The calling thread's delivery context, or NULL before its first delivery.
 extern _Thread_local void *_Nullable _chaining_thread_context;

@@ -1,0 +1,24 @@
+// Not API: which thread and which dispatch queue run the calling code, for
+// the lines `Chain.log(_:to:)` writes.
+//
+// Swift cannot ask either on Linux: Glibc does not declare `gettid`, and the
+// Dispatch overlay marks `dispatch_queue_get_label` unavailable.
+
+#ifndef CHAINING_THREAD_INFO_H
+#define CHAINING_THREAD_INFO_H
+
+#include <stdint.h>
+
+/// A number naming the calling thread while it runs: the kernel's thread id
+/// on Linux (`gettid`, which `ps -L`, `top -H` and gdb show), the system-wide
+/// thread id of `pthread_threadid_np` on Apple platforms (lldb's `tid`).
+/// 0 where neither is available.
+uint64_t _chaining_thread_id(void);
+
+/// The label of the dispatch queue the calling code runs on, as
+/// `dispatch_queue_get_label(DISPATCH_CURRENT_QUEUE_LABEL)` returns it: ""
+/// for a queue made without a label, the label of a global (root) queue for
+/// a thread that runs no queue of its own. NULL where there is no Dispatch.
+const char *_Nullable _chaining_current_queue_label(void);
+
+#endif
