@@ -148,21 +148,7 @@ extension Chain {
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value, Other)) -> Void
       if let given { downstream = given } else { downstream = { _ in } }
-      let latest = Box<(Value?, Other?)>((nil, nil))
-      build(
-        { value in
-          latest.value.0 = value
-          if let other = latest.value.1 { downstream((value, other)) }
-        },
-        context
-      )
-      otherBuild(
-        { other in
-          latest.value.1 = other
-          if let value = latest.value.0 { downstream((value, other)) }
-        },
-        context
-      )
+      Combiner.build(build, otherBuild, downstream: downstream, context: context)
     }
   }
 }
