@@ -23,7 +23,7 @@ func timeBenchmarks() {
   Benchmark("throttle: chaining") { benchmark in
     let holder = ValueHolder(-1)
     let counter = Counter()
-    let observer = holder.chain().throttle(for: .seconds(3600)).do { counter.total &+= 1 }.end()
+    let observer = holder.chain().throttle(for: .seconds(3600)).do { _ in counter.total &+= 1 }.end()
     benchmark.measure(operations: sends) {
       for value in 0..<sends { holder.value = value }
     }
