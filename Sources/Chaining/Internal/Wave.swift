@@ -49,7 +49,11 @@ extension DeliveryContext {
     // by the gate's run (`enter`, or `run(with:adding:)` for a queued
     // value). It is the chain's gate, or a hop's for a combine after a
     // hop: sending through it keeps the send serial with the sides, on the
-    // hop's queue or actor. The entry's causes retain it.
+    // hop's queue or actor. Unretained read: the gate is running on this
+    // thread right now, so it is alive, and the entry's causes (captured
+    // below, which include it) retain it from then on. Checked by
+    // `GlitchFreeTests.aHopEndsTheWaveAndEachDeliveryAfterItStartsOne` (a
+    // combine after hops) under the thread sanitizer.
     let count = state.pointee.count
     let gate = count == 0 ? flush.gate : state.pointee.causes.unsafelyUnwrapped[count - 1].takeUnretainedValue()
     state.pointee.deferred.append(WaveFlush.Entry(flush: flush, gate: gate, causes: capture()))
@@ -120,6 +124,11 @@ class WaveFlush: @unchecked Swift.Sendable {
   /// reads it to choose the next combine while another thread may run the
   /// chain; relaxed, as it only orders the sends of one thread's list and
   /// a stale rank costs at worst one more send, never a wrong value.
+  /// The order is checked by
+  /// `GlitchFreeTests.combineBuiltBeforeTheCombineItReadsStillSendsAfterIt`
+  /// and the property test (both fail when ranks are ignored); the
+  /// cross-thread reads by `wavesOnSeveralThreadsSendExactlyOncePerWaveEach`
+  /// under the thread sanitizer.
   let rank: Atomic<Int>
   /// The threads (their `DeliveryContext.runner`) whose list holds this
   /// combine: one entry per thread, so that each thread's wave that

@@ -1,4 +1,5 @@
 import Chaining
+import ChainingTesting
 import Dispatch
 import Testing
 
@@ -219,6 +220,42 @@ import Testing
     // of its own, and the combine sends then, as `combineLatest` would.
     #expect(received.history.map { [$0.0, $0.1] } == [[10, 100], [20, 100], [20, 200]])
     withExtendedLifetime(observer) {}
+  }
+
+  @Test func aRelayedChangeJoinsTheWaveOfTheInnerWrite() {
+    let inner = ValueHolder(1)
+    let holder = RelayableValueHolder(inner)
+    let received = Recorder<(Int, Int)>()
+    let relayed = holder.chain().compactMap { event -> Int? in
+      if case .relayed(let value) = event { value } else { nil }
+    }
+    let observer = inner.chain().combine(relayed).do { received.append($0) }.end()
+    inner.value = 2
+    inner.value = 3
+    // Each write sends one pair, both sides new: never (3, 2).
+    #expect(received.history.map { [$0.0, $0.1] } == [[2, 2], [3, 3]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func aTimedDeliveryIsAWaveOfItsOwn() async {
+    let clock = TestClock()
+    let query = ValueHolder(0)
+    let low = ValueHolder(0)
+    let high = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let observers = [
+      // The debounced value writes two holders: one wave, the timer's.
+      query.chain().debounce(for: .seconds(1), clock: clock).do { value in
+        low.value = value
+        high.value = value * 10
+      }.end(),
+      low.chain().combine(high.chain()).do { received.append($0) }.sync(),
+    ]
+    query.value = 3
+    await clock.advance(by: .seconds(1))
+    // Never (3, 0).
+    #expect(received.history.map { [$0.0, $0.1] } == [[0, 0], [3, 30]])
+    withExtendedLifetime(observers) {}
   }
 
   // MARK: - withBatchedUpdates
