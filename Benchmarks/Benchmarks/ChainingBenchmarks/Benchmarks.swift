@@ -11,7 +11,6 @@ let benchmarks: @Sendable () -> Void = {
   chainDepthBenchmarks()
   syncBenchmarks()
   mergeCombineBenchmarks()
-  glitchFreeBenchmarks()
   subscribeInvalidateBenchmarks()
   teardownBenchmarks()
   arrayHolderBenchmarks()

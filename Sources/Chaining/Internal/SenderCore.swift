@@ -222,13 +222,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         ordering: .sequentiallyConsistent
       ).exchanged
     {
-      // One wave: this delivery, and what it causes on this thread (the
-      // broadcasts queued meanwhile, which `finish` delivers, included).
-      let context = DeliveryContext.current
-      context.beginWave()
-      Self.deliver(value, to: Self.list(in: current).unsafelyUnwrapped, in: context)
+      Self.deliver(value, to: Self.list(in: current).unsafelyUnwrapped)
       finish(claimed: current)
-      context.endWave()
     } else {
       broadcastLocked(value)
     }
@@ -312,12 +307,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   @inlinable @inline(__always)
   func run(_ claim: Claim, _ value: Value) {
     guard case .deliver(let list, let claimed) = claim else { return }
-    // One wave, as in `broadcast(_:)`.
-    let context = DeliveryContext.current
-    context.beginWave()
-    Self.deliver(value, to: list, in: context)
+    Self.deliver(value, to: list)
     finish(claimed: claimed)
-    context.endWave()
   }
 
   /// Stops delivering, or first delivers what was queued meanwhile.
@@ -402,7 +393,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// already runs one value at a time, and `awaitRunAlone(of:)` lets every
   /// `invalidate()` call wait for it.
   @inlinable @inline(__always)
-  static func deliver(_ value: Value, to list: Unmanaged<SlotList>, in context: DeliveryContext) {
+  static func deliver(_ value: Value, to list: Unmanaged<SlotList>) {
+    let context = DeliveryContext.current
     list._withUnsafeGuaranteedRef { list in
       if list.count == 1 {
         subscription(in: list, at: 0)?._withUnsafeGuaranteedRef { subscription in
