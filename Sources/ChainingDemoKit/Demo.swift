@@ -18,11 +18,11 @@ public func runDemo(write: @escaping @Sendable (String) -> Void) {
   let view = ConsoleView(list: list, queue: viewQueue, write: write)
   shown()
 
-  write("2. Adding a to-do: the model recounts (the footer), then the view adds the row.")
+  write("2. Adding a to-do: the view adds the row, then the footer shows the new count.")
   list.add("Book flights")
   shown()
 
-  write("3. Ticking one off: the model recounts, and the item's edit arrives as a row change.")
+  write("3. Ticking one off: the item's edit arrives as a row change, then the footer recounts.")
   list.items[0].isDone.value = true
   shown()
 

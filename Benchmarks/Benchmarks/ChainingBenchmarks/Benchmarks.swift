@@ -11,6 +11,7 @@ let benchmarks: @Sendable () -> Void = {
   chainDepthBenchmarks()
   syncBenchmarks()
   mergeCombineBenchmarks()
+  glitchFreeBenchmarks()
   subscribeInvalidateBenchmarks()
   teardownBenchmarks()
   arrayHolderBenchmarks()

@@ -26,6 +26,16 @@ extension Chain {
   /// fetchable source in order; with two fetchable sources it sends exactly
   /// one pair. Each finished chain keeps its own latest values, alive for as
   /// long as the observer. Sources are held as their own chains hold them.
+  ///
+  /// Glitch-free: a write and everything its delivery causes on the same
+  /// thread (handlers that write included) form one wave, and a combine
+  /// whose sides change in a wave sends once, after the wave's other
+  /// deliveries, from every side's final value. So
+  /// `source.chain().map { $0 * 10 }.combine(source.chain().map { $0 * 100 })`
+  /// sends `(20, 200)` when `source` becomes 2, never `(20, 100)`. Use
+  /// ``withBatchedUpdates(_:)`` to make several writes one wave. A value
+  /// that crosses a hop (``receive(on:)``, another actor) or comes from a
+  /// timer arrives in a wave of its own.
   @inlinable
   public consuming func combine<Other, OtherSource>(
     _ other: consuming Chain<Other, OtherSource>
@@ -148,21 +158,7 @@ extension Chain {
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value, Other)) -> Void
       if let given { downstream = given } else { downstream = { _ in } }
-      let latest = Box<(Value?, Other?)>((nil, nil))
-      build(
-        { value in
-          latest.value.0 = value
-          if let other = latest.value.1 { downstream((value, other)) }
-        },
-        context
-      )
-      otherBuild(
-        { other in
-          latest.value.1 = other
-          if let value = latest.value.0 { downstream((value, other)) }
-        },
-        context
-      )
+      Combiner.build(build, otherBuild, downstream: downstream, context: context)
     }
   }
 }

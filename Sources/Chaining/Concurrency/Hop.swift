@@ -27,7 +27,10 @@ final class QueueHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
     let causes = DeliveryContext.current.capture()
     queue.async { [self] in
       let context = DeliveryContext.current
-      context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
+      // A hop ends the wave that sent the value; its delivery starts one.
+      context.inWave {
+        context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
+      }
     }
   }
 }
@@ -146,7 +149,10 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
       if batch.isEmpty { return }
       let context = DeliveryContext.current
       for (value, causes) in batch {
-        context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
+        // Each value a wave of its own, as after a `QueueHop`.
+        context.inWave {
+          context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
+        }
       }
     }
   }

@@ -35,6 +35,22 @@ struct DeliveryContext {
     @usableFromInline var count = 0
     @usableFromInline var capacity = 0
     @usableFromInline var causes: UnsafeMutablePointer<Unmanaged<DeliveryGate>>? = nil
+    /// How many waves this thread is inside: deliveries of a write, and
+    /// batches (see `Wave.swift`). Nonzero, a combine defers its value.
+    @usableFromInline var wave = 0
+    /// How many combines wait in `deferred`: read on every wave's end, so
+    /// kept apart from the array.
+    @usableFromInline var deferredCount = 0
+    /// The combines that changed in the current wave, in the order they
+    /// first changed; sent when the wave ends.
+    var deferred: [WaveFlush.Entry] = []
+    /// The rank of the combine being sent by the wave's end, plus one, or 0:
+    /// what a combine reached from here learns as its least rank.
+    var level = 0
+    /// A counter for the ranks combines get when they are built, on this
+    /// thread: a combine built inside another's build (`a.combine(b).combine(c)`)
+    /// gets a lower rank than the outer one.
+    var builtRank = 0
   }
 
   @usableFromInline let state: UnsafeMutablePointer<State>

@@ -330,11 +330,14 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   func start(with first: [() -> Void], alone: Bool) {
     let idle = alone ? Self.alone : 0
     let context = DeliveryContext.current
+    // One wave: a combine whose sources are fetched sends one value.
+    context.beginWave()
     if first.isEmpty {
       release(to: idle, in: context)
     } else {
       run((), { _ in for fetch in first where !isClosed { fetch() } }, leaving: idle, in: context)
     }
+    context.endWave()
   }
 
   /// Stops all further runs.

@@ -222,8 +222,13 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         ordering: .sequentiallyConsistent
       ).exchanged
     {
-      Self.deliver(value, to: Self.list(in: current).unsafelyUnwrapped)
+      // One wave: this delivery, and what it causes on this thread (the
+      // broadcasts queued meanwhile, which `finish` delivers, included).
+      let context = DeliveryContext.current
+      context.beginWave()
+      Self.deliver(value, to: Self.list(in: current).unsafelyUnwrapped, in: context)
       finish(claimed: current)
+      context.endWave()
     } else {
       broadcastLocked(value)
     }
@@ -307,8 +312,12 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   @inlinable @inline(__always)
   func run(_ claim: Claim, _ value: Value) {
     guard case .deliver(let list, let claimed) = claim else { return }
-    Self.deliver(value, to: list)
+    // One wave, as in `broadcast(_:)`.
+    let context = DeliveryContext.current
+    context.beginWave()
+    Self.deliver(value, to: list, in: context)
     finish(claimed: claimed)
+    context.endWave()
   }
 
   /// Stops delivering, or first delivers what was queued meanwhile.
@@ -393,8 +402,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// already runs one value at a time, and `awaitRunAlone(of:)` lets every
   /// `invalidate()` call wait for it.
   @inlinable @inline(__always)
-  static func deliver(_ value: Value, to list: Unmanaged<SlotList>) {
-    let context = DeliveryContext.current
+  static func deliver(_ value: Value, to list: Unmanaged<SlotList>, in context: DeliveryContext) {
     list._withUnsafeGuaranteedRef { list in
       if list.count == 1 {
         subscription(in: list, at: 0)?._withUnsafeGuaranteedRef { subscription in

@@ -102,7 +102,10 @@ class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
   /// installed: the causes the value arrived with.
   private func send(_ value: Value, causes: Causes) {
     let context = DeliveryContext.current
-    context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
+    // A timer's delivery starts a wave of its own.
+    context.inWave {
+      context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
+    }
   }
 
   /// Sends `value` at once, on the calling thread, inside the delivery that

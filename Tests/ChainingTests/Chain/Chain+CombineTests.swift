@@ -239,13 +239,15 @@ import Testing
     number.value = 2
     #expect(number.value == 3)
     #expect(word.value == "b")
-    // `word` is idle, so "b" is delivered at once; `number` is delivering 2,
-    // so 3 waits until 2 has reached every chain. The combined chain caused
-    // both writes and skips them.
-    #expect(log.history == ["pair 1 a", "pair 2 a", "word b", "number 2", "number 3"])
+    // Changed by glitch-free propagation (#24): the pair is sent at the end
+    // of the wave, after `number`'s other chain saw 2. Then `word` is idle,
+    // so "b" is delivered at once; 3 was queued behind the wave's delivery
+    // of 2. The combined chain caused both writes and skips them.
+    #expect(log.history == ["pair 1 a", "number 2", "pair 2 a", "word b", "number 3"])
     word.value = "c"
-    // The skipped 3 never became the combined chain's latest number.
-    #expect(log.history == ["pair 1 a", "pair 2 a", "word b", "number 2", "number 3", "pair 2 c", "word c"])
+    // The skipped 3 never became the combined chain's latest number; the
+    // pair comes after the wave's other delivery (#24).
+    #expect(log.history == ["pair 1 a", "number 2", "pair 2 a", "word b", "number 3", "word c", "pair 2 c"])
     withExtendedLifetime(observers) {}
   }
 
@@ -258,8 +260,11 @@ import Testing
       number.chain().do { word.value = "n\($0)" }.end(),
     ]
     number.value = 2
-    #expect(received.history.map(\.0) == [1, 2, 2])
-    #expect(received.history.map(\.1) == ["a", "a", "n2"])
+    // Changed by glitch-free propagation (#24): the write of `word` is part
+    // of the wave of `number`, so the combine sends once, with both new
+    // values; `(2, "a")` was half of that change and is no longer sent.
+    #expect(received.history.map(\.0) == [1, 2])
+    #expect(received.history.map(\.1) == ["a", "n2"])
     withExtendedLifetime(observers) {}
   }
 
@@ -280,18 +285,21 @@ import Testing
     }
 
     let history = received.history
-    // One pair for the sync, then one for each of the 4 × perThread writes.
-    #expect(history.count == 1 + 4 * perThread)
+    // Changed by glitch-free propagation (#24): one pair for the sync, then
+    // at most one for each of the 4 × perThread writes. A write that reaches
+    // the chain while another thread runs it is run by that thread, inside
+    // that thread's wave, so the two writes may send one pair between them.
+    #expect(history.count <= 1 + 4 * perThread)
+    #expect(history.count >= 2)
     #expect(history.last.map { [$0.0, $0.1] } == [left.value, right.value])
-    // Each side's own values appear once each, in each thread's order.
+    // Each side's own values appear at most once each, in each thread's order.
     let lefts = removingRepeats(history.map(\.0))
     let rights = removingRepeats(history.map(\.1))
-    #expect(lefts.count == 1 + 2 * perThread)
-    #expect(rights.count == 1 + 2 * perThread)
     for thread in 0..<4 {
       let side = thread < 2 ? lefts : rights
       let fromThread = side.filter { $0 >= 0 && $0 / perThread == thread }
-      #expect(fromThread == Array(thread * perThread..<(thread + 1) * perThread))
+      #expect(fromThread == fromThread.sorted())
+      #expect(Set(fromThread).count == fromThread.count)
     }
     withExtendedLifetime(observer) {}
   }

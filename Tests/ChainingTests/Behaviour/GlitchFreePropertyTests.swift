@@ -1,0 +1,142 @@
+import Chaining
+import Testing
+
+/// Seeded random graphs of holders, maps and combines (#24): after each root
+/// write or batch, every combine has sent only pairs equal to a
+/// recomputation from the holders' values, exactly once if one of its
+/// sources changed, and not at all otherwise.
+@Suite struct GlitchFreePropertyTests {
+  /// SplitMix64: a fixed sequence for each seed.
+  struct Generator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  /// How a holder of the graph gets its value.
+  enum Node {
+    case root
+    /// `holders[from] * factor + offset`, written by a chain.
+    case map(from: Int, factor: Int, offset: Int)
+    /// `holders[first] * 31 + holders[second]`, written by a combine;
+    /// `combine` indexes the recorders.
+    case combine(first: Int, second: Int, combine: Int)
+  }
+
+  /// The values every holder should hold, computed from the roots.
+  static func recompute(_ nodes: [Node], roots: [Int: Int]) -> [Int] {
+    var values: [Int] = []
+    for (index, node) in nodes.enumerated() {
+      switch node {
+      case .root: values.append(roots[index]!)
+      case .map(let from, let factor, let offset): values.append(values[from] &* factor &+ offset)
+      case .combine(let first, let second, _): values.append(values[first] &* 31 &+ values[second])
+      }
+    }
+    return values
+  }
+
+  /// Which holders delivered a value in the wave of `writes`: a root for
+  /// each write that changed it, a map's holder whenever its source's value
+  /// moved, even back to where it was, and a combine's holder only when its
+  /// one send at the wave's end changed it.
+  static func changes(_ nodes: [Node], before: [Int], after: [Int], writes: [(Int, Int)]) -> [Bool] {
+    func deduped(_ values: [Int]) -> [Int] {
+      values.enumerated().filter { $0.offset == 0 || values[$0.offset - 1] != $0.element }.map(\.element)
+    }
+    var sequences: [[Int]] = []
+    for (index, node) in nodes.enumerated() {
+      switch node {
+      case .root:
+        sequences.append(deduped([before[index]] + writes.filter { $0.0 == index }.map(\.1)))
+      case .map(let from, let factor, let offset):
+        sequences.append(deduped(sequences[from].map { $0 &* factor &+ offset }))
+      case .combine(let first, let second, _):
+        let sends = sequences[first].count > 1 || sequences[second].count > 1
+        sequences.append(sends ? deduped([before[index], after[index]]) : [before[index]])
+      }
+    }
+    return sequences.map { $0.count > 1 }
+  }
+
+  @Test(arguments: 0..<40)
+  func everyCombineSendsOneUntornPairPerWaveThatChangedIt(seed: Int) {
+    var random = Generator(state: UInt64(seed))
+    var nodes: [Node] = []
+    var holders: [ValueHolder<Int>] = []
+    var roots: [Int: Int] = [:]
+    var recorders: [Recorder<(Int, Int)>] = []
+    var observers: [Observer] = []
+    let rootCount = 3
+    for index in 0..<rootCount {
+      let value = Int.random(in: 0..<4, using: &random)
+      roots[index] = value
+      nodes.append(.root)
+      holders.append(ValueHolder(value))
+    }
+    for index in rootCount..<14 {
+      let holder = ValueHolder(0)
+      if Bool.random(using: &random) {
+        let from = Int.random(in: 0..<index, using: &random)
+        let factor = Int.random(in: 1..<4, using: &random)
+        let offset = Int.random(in: 0..<5, using: &random)
+        nodes.append(.map(from: from, factor: factor, offset: offset))
+        observers.append(holders[from].chain().map { $0 &* factor &+ offset }.sendTo(holder).sync())
+      } else {
+        // The same holder on both sides is allowed: a diamond of its own.
+        let first = Int.random(in: 0..<index, using: &random)
+        let second = Int.random(in: 0..<index, using: &random)
+        let recorder = Recorder<(Int, Int)>()
+        nodes.append(.combine(first: first, second: second, combine: recorders.count))
+        recorders.append(recorder)
+        observers.append(
+          holders[first].chain().combine(holders[second].chain())
+            .do { recorder.append($0) }
+            .map { $0 &* 31 &+ $1 }
+            .sendTo(holder)
+            .sync()
+        )
+      }
+      holders.append(holder)
+    }
+    var expected = Self.recompute(nodes, roots: roots)
+    #expect(holders.map(\.value) == expected)
+
+    for _ in 0..<25 {
+      let before = expected
+      let counts = recorders.map(\.count)
+      // A write to one root, or a batch of writes to several.
+      let writes = Int.random(in: 1...3, using: &random)
+      var planned: [(Int, Int)] = []
+      for _ in 0..<writes {
+        planned.append((Int.random(in: 0..<rootCount, using: &random), Int.random(in: 0..<4, using: &random)))
+      }
+      for (root, value) in planned { roots[root] = value }
+      expected = Self.recompute(nodes, roots: roots)
+      if writes == 1 {
+        holders[planned[0].0].value = planned[0].1
+      } else {
+        withBatchedUpdates {
+          for (root, value) in planned { holders[root].value = value }
+        }
+      }
+      #expect(holders.map(\.value) == expected)
+      let changes = Self.changes(nodes, before: before, after: expected, writes: planned)
+      for node in nodes {
+        guard case .combine(let first, let second, let combine) = node else { continue }
+        let sent = Array(recorders[combine].history.dropFirst(counts[combine]))
+        let changed = changes[first] || changes[second]
+        #expect(sent.count == (changed ? 1 : 0), "seed \(seed), combine \(combine)")
+        for pair in sent {
+          #expect([pair.0, pair.1] == [expected[first], expected[second]], "seed \(seed), combine \(combine)")
+        }
+      }
+    }
+    withExtendedLifetime(observers) {}
+  }
+}

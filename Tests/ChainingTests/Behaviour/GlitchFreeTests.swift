@@ -1,0 +1,376 @@
+import Chaining
+import ChainingTesting
+import Dispatch
+import Testing
+
+/// Glitch-free propagation (#24): a combine sends one value per wave, built
+/// from every side's final value in that wave; `withBatchedUpdates` makes
+/// one wave of several writes.
+@Suite struct GlitchFreeTests {
+  // MARK: - One wave, one combined value
+
+  @Test func diamondFromOneSourceSendsOnePairPerWrite() {
+    let source = ValueHolder(1)
+    let received = Recorder<(Int, Int)>()
+    let observer = source.chain().map { $0 * 10 }.combine(source.chain().map { $0 * 100 })
+      .do { received.append($0) }.sync()
+    #expect(received.history.map { [$0.0, $0.1] } == [[10, 100]])
+    source.value = 2
+    source.value = 3
+    // Never (20, 100) nor (30, 200): those pairs never existed.
+    #expect(received.history.map { [$0.0, $0.1] } == [[10, 100], [20, 200], [30, 300]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func diamondThroughIntermediateHoldersSendsOnePairPerWrite() {
+    let source = ValueHolder(1)
+    let tens = ValueHolder(0)
+    let hundreds = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let observers = [
+      source.chain().map { $0 * 10 }.sendTo(tens).sync(),
+      source.chain().map { $0 * 100 }.sendTo(hundreds).sync(),
+      tens.chain().combine(hundreds.chain()).do { received.append($0) }.sync(),
+    ]
+    source.value = 2
+    #expect(received.history.map { [$0.0, $0.1] } == [[10, 100], [20, 200]])
+    withExtendedLifetime(observers) {}
+  }
+
+  @Test func combineSendsAfterTheWavesOtherDeliveries() {
+    let source = ValueHolder(1)
+    let log = Recorder<String>()
+    let observers = [
+      source.chain().combine(source.chain()).do { log.append("pair \($0) \($1)") }.end(),
+      source.chain().do { log.append("single \($0)") }.end(),
+    ]
+    source.value = 2
+    #expect(log.history == ["single 2", "pair 2 2"])
+    withExtendedLifetime(observers) {}
+  }
+
+  @Test func combineWhoseSourceChangesOnceSendsWhatItSentBefore() {
+    let first = ValueHolder("Ann")
+    let last = ValueHolder("Lee")
+    let received = Recorder<String>()
+    let observer = first.chain().combine(last.chain()).map { "\($0) \($1)" }.do { received.append($0) }.sync()
+    last.value = "Kim"
+    first.value = "Bea"
+    #expect(received.history == ["Ann Lee", "Ann Kim", "Bea Kim"])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func combineReadingWhatAnotherCombineWritesNeverSendsATornTuple() {
+    // source -> (a, b) -> sum; sum and source -> report. `report` reads
+    // `sum`, which the first combine writes inside the same wave.
+    let source = ValueHolder(1)
+    let sum = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let observers = [
+      source.chain().map { $0 * 10 }.combine(source.chain().map { $0 * 100 }).map { $0 + $1 }.sendTo(sum).sync(),
+      source.chain().combine(sum.chain()).do { received.append($0) }.sync(),
+    ]
+    source.value = 2
+    source.value = 3
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 110], [2, 220], [3, 330]])
+    withExtendedLifetime(observers) {}
+  }
+
+  @Test func combineBuiltBeforeTheCombineItReadsStillSendsAfterIt() {
+    // As above, but `report` subscribes to `source` first: the rank it
+    // learns when the first combine's sync writes `sum` orders the sends.
+    let source = ValueHolder(1)
+    let sum = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let report = source.chain().combine(sum.chain()).do { received.append($0) }.sync()
+    let writer = source.chain().map { $0 * 10 }.combine(source.chain().map { $0 * 100 }).map { $0 + $1 }
+      .sendTo(sum).sync()
+    source.value = 2
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 0], [1, 110], [2, 220]])
+    withExtendedLifetime((report, writer)) {}
+  }
+
+  // MARK: - Threads
+
+  @Test func wavesOnSeveralThreadsSendExactlyOncePerWaveEach() {
+    let threads = 4
+    let perThread = 500
+    let sources = (0..<threads).map { _ in ValueHolder(0) }
+    let recorders = (0..<threads).map { _ in Recorder<(Int, Int)>() }
+    let observers = (0..<threads).map { index in
+      sources[index].chain().map { $0 * 10 }.combine(sources[index].chain().map { $0 * 100 })
+        .do { recorders[index].append($0) }.end()
+    }
+    // One combine that every thread's writes reach: counts may merge when
+    // two threads meet in it (see Combining.md), values never tear.
+    let shared = sources[0].chain().combine(sources[1].chain()).combine(sources[2].chain())
+      .combine(sources[3].chain())
+    let sharedRecorder = Recorder<(Int, Int, Int, Int)>()
+    let sharedObserver = shared.do { sharedRecorder.append($0) }.end()
+    race(threads: threads) { thread in
+      for index in 1...perThread {
+        if index % 2 == 0 {
+          withBatchedUpdates {
+            sources[thread].value = -index
+            sources[thread].value = index
+          }
+        } else {
+          sources[thread].value = index
+        }
+      }
+    }
+    for thread in 0..<threads {
+      let history = recorders[thread].history.map { [$0.0, $0.1] }
+      #expect(history == (1...perThread).map { [$0 * 10, $0 * 100] })
+    }
+    let sharedHistory = sharedRecorder.history
+    #expect(sharedHistory.count <= threads * perThread)
+    #expect(sharedHistory.last.map { [$0.0, $0.1, $0.2, $0.3] } == [perThread, perThread, perThread, perThread])
+    withExtendedLifetime((observers, sharedObserver)) {}
+  }
+
+  @Test func nestedCombineOfOneSourceSendsOneTriplePerWrite() {
+    let source = ValueHolder(1)
+    let received = Recorder<(Int, Int, Int)>()
+    let observer = source.chain().combine(source.chain().map { $0 * 2 }).combine(source.chain().map { $0 * 3 })
+      .do { received.append($0) }.end()
+    source.value = 2
+    source.value = 5
+    #expect(received.history.map { [$0.0, $0.1, $0.2] } == [[2, 4, 6], [5, 10, 15]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func singleSourceChainsSeeEveryValueOfAWave() {
+    let source = ValueHolder(0)
+    let singles = Recorder<Int>()
+    let pairs = Recorder<(Int, Int)>()
+    let observers = [
+      // Writes the source again from its own handler: 1, then 2 (which
+      // this chain, having caused it, skips).
+      source.chain().do { if $0 == 1 { source.value = 2 } }.end(),
+      source.chain().do { singles.append($0) }.end(),
+      source.chain().combine(source.chain().map { -$0 }).do { pairs.append($0) }.end(),
+    ]
+    source.value = 1
+    #expect(singles.history == [1, 2])
+    // One wave: the combine sends once, with the final value.
+    #expect(pairs.history.map { [$0.0, $0.1] } == [[2, -2]])
+    withExtendedLifetime(observers) {}
+  }
+
+  @Test func syncSendsOneValueForADiamond() {
+    let source = ValueHolder(4)
+    let received = Recorder<(Int, Int)>()
+    let observer = source.chain().combine(source.chain().map { $0 + 1 }).do { received.append($0) }.sync()
+    #expect(received.history.map { [$0.0, $0.1] } == [[4, 5]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func tupleStillSendsOneSidePerDelivery() {
+    let source = ValueHolder(1)
+    let received = Recorder<(Int?, Int?)>()
+    let observer = source.chain().tuple(source.chain().map { $0 * 10 }).do { received.append($0) }.end()
+    source.value = 2
+    #expect(received.history.map { [$0.0, $0.1] } == [[2, nil], [nil, 20]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func mergeStillSendsEveryValue() {
+    let source = ValueHolder(1)
+    let received = Recorder<Int>()
+    let observer = source.chain().merge(source.chain().map { $0 * 10 }).do { received.append($0) }.end()
+    source.value = 2
+    #expect(received.history == [2, 20])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func twoWayBindingInsideAWaveSettles() {
+    let field = ValueHolder("a")
+    let model = ValueHolder("a")
+    let received = Recorder<(String, String)>()
+    let observers = [
+      field.chain().sendTo(model).end(),
+      model.chain().sendTo(field).end(),
+      field.chain().combine(model.chain()).do { received.append($0) }.end(),
+    ]
+    field.value = "b"
+    #expect(model.value == "b")
+    #expect(received.history.map { [$0.0, $0.1] } == [["b", "b"]])
+    withBatchedUpdates {
+      model.value = "c"
+      field.value = "d"
+    }
+    #expect(field.value == "d")
+    #expect(model.value == "d")
+    #expect(received.history.map { [$0.0, $0.1] } == [["b", "b"], ["d", "d"]])
+    withExtendedLifetime(observers) {}
+  }
+
+  @Test func aHopEndsTheWaveAndEachDeliveryAfterItStartsOne() {
+    let source = ValueHolder(1)
+    let queue = DispatchQueue(label: "GlitchFreeTests.hop")
+    let received = Recorder<(Int, Int)>()
+    let observer = source.chain().receive(on: queue).map { $0 * 10 }
+      .combine(source.chain().receive(on: queue).map { $0 * 100 })
+      .do { received.append($0) }.sync()
+    queue.sync {}
+    source.value = 2
+    queue.sync {}
+    // Each side crosses the queue on its own: the first arrives in a wave
+    // of its own, and the combine sends then, as `combineLatest` would.
+    #expect(received.history.map { [$0.0, $0.1] } == [[10, 100], [20, 100], [20, 200]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func aRelayedChangeJoinsTheWaveOfTheInnerWrite() {
+    let inner = ValueHolder(1)
+    let holder = RelayableValueHolder(inner)
+    let received = Recorder<(Int, Int)>()
+    let relayed = holder.chain().compactMap { event -> Int? in
+      if case .relayed(let value) = event { value } else { nil }
+    }
+    let observer = inner.chain().combine(relayed).do { received.append($0) }.end()
+    inner.value = 2
+    inner.value = 3
+    // Each write sends one pair, both sides new: never (3, 2).
+    #expect(received.history.map { [$0.0, $0.1] } == [[2, 2], [3, 3]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func aTimedDeliveryIsAWaveOfItsOwn() async {
+    let clock = TestClock()
+    let query = ValueHolder(0)
+    let low = ValueHolder(0)
+    let high = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let observers = [
+      // The debounced value writes two holders: one wave, the timer's.
+      query.chain().debounce(for: .seconds(1), clock: clock).do { value in
+        low.value = value
+        high.value = value * 10
+      }.end(),
+      low.chain().combine(high.chain()).do { received.append($0) }.sync(),
+    ]
+    query.value = 3
+    await clock.advance(by: .seconds(1))
+    // Never (3, 0).
+    #expect(received.history.map { [$0.0, $0.1] } == [[0, 0], [3, 30]])
+    withExtendedLifetime(observers) {}
+  }
+
+  // MARK: - withBatchedUpdates
+
+  @Test func batchSendsOnceWithAllTheNewValues() {
+    let width = ValueHolder(1)
+    let height = ValueHolder(1)
+    let areas = Recorder<Int>()
+    let widths = Recorder<Int>()
+    let observers = [
+      width.chain().combine(height.chain()).map { $0 * $1 }.do { areas.append($0) }.sync(),
+      width.chain().do { widths.append($0) }.end(),
+    ]
+    withBatchedUpdates {
+      width.value = 3
+      width.value = 4
+      // Single-source chains see every value, at once; reads see the writes.
+      #expect(widths.history == [3, 4])
+      #expect(width.value == 4)
+      height.value = 5
+      #expect(areas.history == [1])
+    }
+    #expect(areas.history == [1, 20])
+    withExtendedLifetime(observers) {}
+  }
+
+  @Test func batchWithNoChangeSendsNothing() {
+    let width = ValueHolder(1)
+    let height = ValueHolder(1)
+    let areas = Recorder<Int>()
+    let observer = width.chain().combine(height.chain()).map { $0 * $1 }.do { areas.append($0) }.sync()
+    withBatchedUpdates { width.value = 1 }
+    #expect(areas.history == [1])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func nestedBatchesJoinTheOuterOne() {
+    let width = ValueHolder(1)
+    let height = ValueHolder(1)
+    let areas = Recorder<Int>()
+    let observer = width.chain().combine(height.chain()).map { $0 * $1 }.do { areas.append($0) }.end()
+    let result = withBatchedUpdates {
+      withBatchedUpdates { width.value = 2 }
+      #expect(areas.history == [])
+      height.value = 3
+      return width.value + height.value
+    }
+    #expect(result == 5)
+    #expect(areas.history == [6])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func throwingBatchStillSendsThenRethrows() {
+    struct Failure: Error {}
+    let width = ValueHolder(1)
+    let height = ValueHolder(1)
+    let areas = Recorder<Int>()
+    let observer = width.chain().combine(height.chain()).map { $0 * $1 }.do { areas.append($0) }.end()
+    #expect(throws: Failure.self) {
+      try withBatchedUpdates { () throws(Failure) in
+        width.value = 2
+        height.value = 4
+        throw Failure()
+      }
+    }
+    #expect(areas.history == [8])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func anotherThreadsWavesAreSeparateFromABatch() {
+    let mine = ValueHolder(0)
+    let theirs = ValueHolder(0)
+    let shared = ValueHolder(0)
+    let minePairs = Recorder<(Int, Int)>()
+    let theirPairs = Recorder<(Int, Int)>()
+    let observers = [
+      mine.chain().combine(shared.chain()).do { minePairs.append($0) }.end(),
+      theirs.chain().combine(shared.chain()).do { theirPairs.append($0) }.end(),
+    ]
+    let inBatch = DispatchSemaphore(value: 0)
+    let written = DispatchSemaphore(value: 0)
+    let other = spawn {
+      inBatch.wait()
+      // A wave of this thread's own: sent at its end, during the batch.
+      theirs.value = 7
+      written.signal()
+    }
+    withBatchedUpdates {
+      mine.value = 1
+      shared.value = 2
+      inBatch.signal()
+      written.wait()
+      #expect(theirPairs.history.map { [$0.0, $0.1] } == [[7, 2]])
+      #expect(minePairs.history.isEmpty)
+    }
+    other.wait()
+    #expect(minePairs.history.map { [$0.0, $0.1] } == [[1, 2]])
+    withExtendedLifetime(observers) {}
+  }
+
+  @Test func observedValueReadInsideABatchSeesTheBatchsWrites() {
+    let count = ValueHolder(1)
+    let queue = DispatchQueue(label: "GlitchFreeTests.observed")
+    let doubled = ObservedValue(on: queue) { count.value * 2 }
+    let received = Recorder<(Int, Int)>()
+    let observer = count.chain().combine(doubled.chain()).do { received.append($0) }.sync()
+    withBatchedUpdates {
+      count.value = 5
+      // The observed value reads on its queue, in waves of that queue's own.
+      queue.sync {}
+      #expect(doubled.value == 10)
+      #expect(received.history.map { [$0.0, $0.1] } == [[1, 2], [5, 10]])
+    }
+    // The batch's own wave sends once more, with the values held then.
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 2], [5, 10], [5, 10]])
+    withExtendedLifetime(observer) {}
+  }
+}
