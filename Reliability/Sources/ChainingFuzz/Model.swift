@@ -13,6 +13,9 @@
 /// - a value that a chain's own delivery caused never reaches that chain
 ///   again (an echo);
 /// - `sync()` fetches every fetchable source, then sends what it fetched;
+/// - a write and everything its delivery causes form one wave, as a
+///   `sync()` does: a `combine` whose sides changed in it sends once, when
+///   the wave ends, from both sides' final values (glitch-free propagation);
 /// - an invalidated chain, or a chain of a released source, gets nothing.
 final class Model {
   /// What a source sends.
@@ -78,6 +81,11 @@ final class Model {
   var sources = Array(repeating: Source(), count: dictionarySource + 1)
   var chains: [Int: Chain] = [:]
   var nextChain = 0
+  /// How many waves the current operation is inside.
+  var waveDepth = 0
+  /// The combines that changed in the current wave, in the order they
+  /// first changed; sent when the outermost wave ends.
+  var deferred: [Int] = []
 
   // MARK: Writes
 
@@ -199,7 +207,9 @@ final class Model {
       if let event = fetchedEvent(of: source) { fetched.append((side, event)) }
     }
     if Self.syncs(spec) {
+      beginWave()
       for (side, event) in fetched { deliver(event, to: id, side: side, causes: []) }
+      endWave()
     }
     return id
   }
@@ -244,6 +254,7 @@ final class Model {
     sources[index].queue += events.map { ($0, causes) }
     if sources[index].isDelivering { return }
     sources[index].isDelivering = true
+    beginWave()
     while !sources[index].queue.isEmpty {
       let (event, causes) = sources[index].queue.removeFirst()
       for subscriber in sources[index].subscribers {
@@ -251,6 +262,27 @@ final class Model {
       }
     }
     sources[index].isDelivering = false
+    endWave()
+  }
+
+  private func beginWave() {
+    waveDepth += 1
+  }
+
+  /// Ends a wave; the outermost one sends each combine that changed in it
+  /// once, from both sides' final values. (The model's combines only
+  /// record: nothing they send changes another source.)
+  private func endWave() {
+    waveDepth -= 1
+    guard waveDepth == 0 else { return }
+    let changed = deferred
+    deferred = []
+    for id in changed {
+      guard let chain = chains[id], chain.isAlive,
+        let first = chain.sides[0], let second = chain.sides[1]
+      else { continue }
+      record(chain, [first, second])
+    }
   }
 
   private func deliver(_ event: Event, to id: Int, side: Int, causes: Set<Int>) {
@@ -267,8 +299,10 @@ final class Model {
     case (.filter, .value(let value)):
       if value % 2 == 0 { record(chain, [value]) }
     case (.combine, .value(let value)), (.combineNotifier, .value(let value)):
+      // Every delivery is inside a wave (a broadcast or a sync): sent at
+      // its end.
       chain.sides[side] = value
-      if let first = chain.sides[0], let second = chain.sides[1] { record(chain, [first, second]) }
+      if !deferred.contains(id) { deferred.append(id) }
     case (.merge, .value(let value)), (.mergeNotifier, .value(let value)):
       record(chain, [value])
     case (.suspended, .value(let value)):
