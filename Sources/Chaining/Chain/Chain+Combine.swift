@@ -158,7 +158,31 @@ extension Chain {
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value, Other)) -> Void
       if let given { downstream = given } else { downstream = { _ in } }
-      Combiner.build(build, otherBuild, downstream: downstream, context: context)
+      // Each side's latest value, touched only under the gate the sides
+      // run under. Written here, in the client's module, so that the pair
+      // is built by specialized code; `WaveFlush` only decides when.
+      let latest = Box<(Value?, Other?)>((nil, nil))
+      let flush = WaveFlush(gate: context.gate) {
+        if let value = latest.value.0, let other = latest.value.1 { downstream((value, other)) }
+      }
+      build(
+        { value in
+          latest.value.0 = value
+          // Inside a wave, the pair waits for the wave's end.
+          if flush.defers() { return }
+          if let other = latest.value.1 { downstream((value, other)) }
+        },
+        context
+      )
+      otherBuild(
+        { other in
+          latest.value.1 = other
+          if flush.defers() { return }
+          if let value = latest.value.0 { downstream((value, other)) }
+        },
+        context
+      )
+      flush.takeRank()
     }
   }
 }

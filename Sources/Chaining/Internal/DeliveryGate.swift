@@ -120,17 +120,25 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     in context: DeliveryContext
   ) {
     if dropsEchoes, context.isCaused(by: self) { return }
-    if let idle = claim(in: context) {
-      // Sequentially consistent, as the claim: `close()` sets `closed` and
-      // then loads `word`, so one of the two sees the other's change.
-      if requests.load(ordering: .sequentiallyConsistent) == 0 {
-        run(value, body, leaving: idle, in: context)
-      } else {
-        runRequested(value, body, leaving: idle, in: context)
-      }
-    } else {
+    if !runIfIdle(value, to: body, in: context) {
       queue(value, body, in: context)
     }
+  }
+
+  /// Runs `body(value)` when nobody runs the chain, or drops it when the
+  /// gate is closed, and returns true; returns false, doing nothing, when
+  /// the chain is running: the caller queues the value then.
+  @inlinable @inline(__always)
+  func runIfIdle<Value>(_ value: Value, to body: (Value) -> Void, in context: DeliveryContext) -> Bool {
+    guard let idle = claim(in: context) else { return false }
+    // Sequentially consistent, as the claim: `close()` sets `closed` and
+    // then loads `word`, so one of the two sees the other's change.
+    if requests.load(ordering: .sequentiallyConsistent) == 0 {
+      run(value, body, leaving: idle, in: context)
+    } else {
+      runRequested(value, body, leaving: idle, in: context)
+    }
+    return true
   }
 
   /// Claims the gate for the calling thread when nobody runs the chain, and

@@ -43,20 +43,37 @@ extension DeliveryContext {
   }
 
   /// Adds `flush` to the wave's deferred combines. Called under the
-  /// combine's gate, which has just added this thread to `flush.deferredBy`.
+  /// combine's gate, which has just recorded this thread in `flush`.
+  ///
+  /// No allocation when the value's only cause is the gate it runs under
+  /// (a combine of holders or senders written directly: the common case):
+  /// the entry then keeps no causes, and the flush runs as a value sent
+  /// to that gate from outside. Only a value that came through other
+  /// chains first (a binding loop may pass through the combine) has its
+  /// causes captured, so that the loop still settles.
   func deferFlush(_ flush: WaveFlush) {
     // The gate the combine's side runs under: the innermost cause, pushed
     // by the gate's run (`enter`, or `run(with:adding:)` for a queued
     // value). It is the chain's gate, or a hop's for a combine after a
     // hop: sending through it keeps the send serial with the sides, on the
-    // hop's queue or actor. Unretained read: the gate is running on this
-    // thread right now, so it is alive, and the entry's causes (captured
-    // below, which include it) retain it from then on. Checked by
+    // hop's queue or actor. Compared unretained: the gate is running on
+    // this thread right now, so it is alive; the entry retains a hop's
+    // gate from then on, and `flush` retains its chain's. Checked by
     // `GlitchFreeTests.aHopEndsTheWaveAndEachDeliveryAfterItStartsOne` (a
     // combine after hops) under the thread sanitizer.
     let count = state.pointee.count
-    let gate = count == 0 ? flush.gate : state.pointee.causes.unsafelyUnwrapped[count - 1].takeUnretainedValue()
-    state.pointee.deferred.append(WaveFlush.Entry(flush: flush, gate: gate, causes: capture()))
+    let own = Unmanaged.passUnretained(flush.gate)
+    let innermost = count == 0 ? own : state.pointee.causes.unsafelyUnwrapped[count - 1]
+    state.pointee.deferred.append(
+      WaveFlush.Entry(
+        // Retained here, released by `send(_:)` once the pair is sent or
+        // queued: the entry keeps the combine alive even when a handler of
+        // this wave invalidates its chain (its gate then drops the send).
+        flush: .passRetained(flush),
+        hop: innermost.toOpaque() == own.toOpaque() ? nil : innermost.retain(),
+        causes: count > 1 ? capture() : nil
+      )
+    )
     state.pointee.deferredCount += 1
   }
 
@@ -73,53 +90,111 @@ extension DeliveryContext {
   func flushWave() {
     state.pointee.wave += 1
     while state.pointee.deferredCount != 0 {
-      var lowest = 0
-      var lowestRank = Int.max
-      for (index, entry) in state.pointee.deferred.enumerated() {
-        let rank = entry.flush.rank.load(ordering: .relaxed)
-        if rank < lowestRank {
-          lowest = index
-          lowestRank = rank
-        }
-      }
-      let entry = state.pointee.deferred.remove(at: lowest)
+      let entry = takeLowestRanked()
       state.pointee.deferredCount -= 1
       let saved = state.pointee.level
-      state.pointee.level = lowestRank + 1
+      state.pointee.level = entry.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) } + 1
       // Through the gate the combine's sides ran under, as any value of
       // its chain: run at once when idle, queued behind the run of another
       // thread otherwise. Not an echo: that gate's runs in this wave are
       // done, and its send is meant to reach the chain.
-      let flush = entry.flush
-      run(with: entry.causes) {
-        entry.gate.deliver(runner, to: flush.send(from:), dropsEchoes: false, in: self)
+      if let causes = entry.causes {
+        run(with: causes) { send(entry) }
+      } else if state.pointee.count == 0 {
+        send(entry)
+      } else {
+        // The wave ended inside a run of other chains (a hop's drain, say):
+        // the value's only cause was the gate, so none of those count.
+        run(with: Causes(gates: [])) { send(entry) }
       }
       state.pointee.level = saved
     }
     state.pointee.wave -= 1
   }
+
+  /// Removes and returns the deferred combine of lowest rank, the first of
+  /// them when several share it. Most waves defer one combine.
+  private func takeLowestRanked() -> WaveFlush.Entry {
+    // Indexed in place: a copy of the array would make the removal copy it.
+    let count = state.pointee.deferred.count
+    if count == 1 { return state.pointee.deferred.removeLast() }
+    var lowest = 0
+    var lowestRank = Int.max
+    for index in 0..<count {
+      let rank = state.pointee.deferred[index].flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }
+      if rank < lowestRank {
+        lowest = index
+        lowestRank = rank
+      }
+    }
+    return state.pointee.deferred.remove(at: lowest)
+  }
+
+  /// Sends `entry`'s combine through its gate, then releases what the
+  /// entry retained.
+  ///
+  /// When the gate is idle, the value handed to it is the combine
+  /// unretained and this thread's mark, and the closure captures nothing:
+  /// no allocation, and no reference counting but the entry's own release.
+  /// The entry's retain keeps the combine alive until the run returns.
+  /// When the gate is busy (another thread runs the chain), the queued
+  /// send holds the combine strongly, as it runs after this returns.
+  private func send(_ entry: WaveFlush.Entry) {
+    let gate = entry.hop ?? entry.flush._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0.gate) }
+    let runner = self.runner
+    let sent = gate._withUnsafeGuaranteedRef { gate in
+      // A static function, which captures nothing.
+      gate.runIfIdle((entry.flush, runner), to: Self.sendUnretained, in: self)
+    }
+    if !sent {
+      let flush = entry.flush.takeUnretainedValue()
+      gate._withUnsafeGuaranteedRef { $0.queue(runner, { flush.send(from: $0) }, in: self) }
+    }
+    entry.flush.release()
+    entry.hop?.release()
+  }
+
+  /// The run of `send(_:)` on an idle gate: `flush` is kept alive by the
+  /// entry being sent.
+  private static func sendUnretained(_ request: (flush: Unmanaged<WaveFlush>, runner: Int)) {
+    request.flush._withUnsafeGuaranteedRef { $0.send(from: request.runner) }
+  }
 }
 
 /// What a combine keeps to send its pair at the end of a wave: its chain's
-/// gate, its rank, and the threads whose list it waits in.
+/// gate, its rank, the threads whose list it waits in, and how to send.
+///
+/// The combine's typed state (each side's latest value, the downstream
+/// closure) lives in the chain's closures, built in the client's module
+/// (`Chain.combinePair`), so that its code is specialized there; this
+/// class is not generic, so sending from a wave's end costs no generic
+/// metadata lookup.
 @usableFromInline
-class WaveFlush: @unchecked Swift.Sendable {
-  // @unchecked: `deferredBy` and the subclasses' state are touched only
-  // under `gate` (the chain's runs are serial); `rank` is atomic.
+final class WaveFlush: @unchecked Swift.Sendable {
+  // @unchecked: `deferredBy`, `alsoDeferredBy` and the state `sendLatest`
+  // reads are touched only under `gate` (the chain's runs are serial), or
+  // a hop's gate before the combine; `rank` is atomic.
 
-  /// A deferred combine in a thread's list, with the causes of the value
-  /// that made it change first, so that a binding loop through the
-  /// combine still settles.
+  /// A deferred combine in a thread's list.
   struct Entry {
-    let flush: WaveFlush
-    /// The gate to send through (see `DeliveryContext.deferFlush(_:)`).
-    let gate: DeliveryGate
-    let causes: Causes
+    /// Retained by the entry (see `DeliveryContext.deferFlush(_:)`).
+    let flush: Unmanaged<WaveFlush>
+    /// The hop's gate to send through, retained, when a hop comes before
+    /// the combine; nil for the combine's own chain gate (see
+    /// `DeliveryContext.deferFlush(_:)`).
+    let hop: Unmanaged<DeliveryGate>?
+    /// The causes of the value that made it change first, when there were
+    /// others than the gate, so that a binding loop through the combine
+    /// still settles.
+    let causes: Causes?
   }
 
   /// The gate of the combine's chain: where its sides run, unless a hop
   /// comes before it.
   let gate: DeliveryGate
+  /// Sends the pair of latest values, when both sides have one. Called
+  /// under the gate the sides run under.
+  let sendLatest: () -> Void
   /// The combine's rank: only raised. Atomic because the flushing thread
   /// reads it to choose the next combine while another thread may run the
   /// chain; relaxed, as it only orders the sends of one thread's list and
@@ -129,101 +204,72 @@ class WaveFlush: @unchecked Swift.Sendable {
   /// and the property test (both fail when ranks are ignored); the
   /// cross-thread reads by `wavesOnSeveralThreadsSendExactlyOncePerWaveEach`
   /// under the thread sanitizer.
-  let rank: Atomic<Int>
+  let rank = Atomic(0)
   /// The threads (their `DeliveryContext.runner`) whose list holds this
   /// combine: one entry per thread, so that each thread's wave that
   /// changed a side sends once, even while another thread's wave holds it
-  /// too. Under the gate; almost always empty or one element.
-  @exclusivity(unchecked) var deferredBy: [Int] = []
+  /// too. Under the gate. Almost always no thread or one: that one is kept
+  /// in `deferredBy` (0 for none), any other in `alsoDeferredBy`, so that
+  /// the common case touches no array.
+  @exclusivity(unchecked) var deferredBy = 0
+  @exclusivity(unchecked) var alsoDeferredBy: [Int] = []
 
-  init(gate: DeliveryGate) {
+  /// Creates the flush of a combine being built into the chain of `gate`;
+  /// `takeRank()` follows once its sides are built.
+  @usableFromInline
+  init(gate: DeliveryGate, sendLatest: @escaping () -> Void) {
     self.gate = gate
-    let context = DeliveryContext.current
-    rank = Atomic(context.state.pointee.builtRank)
+    self.sendLatest = sendLatest
   }
 
-  /// Called under the gate when a side changed inside a wave: learns the
-  /// level the value came at, and joins the thread's list unless already
-  /// in it.
-  final func changed(in context: DeliveryContext) {
+  /// Takes the next rank of the building thread. Called after the sides
+  /// are built, so that a combine built inside them (a nested combine,
+  /// `a.combine(b).combine(c)`) ranks below this one; before the gate
+  /// opens, so before any value arrives.
+  @usableFromInline
+  func takeRank() {
+    let state = DeliveryContext.current.state
+    rank.store(state.pointee.builtRank, ordering: .relaxed)
+    state.pointee.builtRank += 1
+  }
+
+  /// Called under the gate when a side has stored a new value: inside a
+  /// wave, joins the thread's list and returns true (the pair is sent at
+  /// the wave's end); outside one, returns false and the caller sends at
+  /// once, as before waves existed.
+  @inlinable @inline(__always)
+  func defers() -> Bool {
+    let context = DeliveryContext.current
+    if !context.isInWave { return false }
+    changed(in: context)
+    return true
+  }
+
+  /// Learns the level the value came at, and joins the thread's list
+  /// unless already in it.
+  @usableFromInline
+  func changed(in context: DeliveryContext) {
     let level = context.state.pointee.level
     if level > rank.load(ordering: .relaxed) { rank.store(level, ordering: .relaxed) }
     let runner = context.runner
-    if deferredBy.contains(runner) { return }
-    deferredBy.append(runner)
+    if deferredBy == runner || (!alsoDeferredBy.isEmpty && alsoDeferredBy.contains(runner)) { return }
+    if deferredBy == 0 {
+      deferredBy = runner
+    } else {
+      alsoDeferredBy.append(runner)
+    }
     context.deferFlush(self)
   }
 
   /// Called under the gate for the entry of the thread `runner`, by the
   /// end of its wave (the gate may run it on another thread, when that
   /// thread was running the chain then).
-  final func send(from runner: Int) {
-    if let index = deferredBy.firstIndex(of: runner) { deferredBy.remove(at: index) }
-    sendLatest()
-  }
-
-  /// Sends the latest values, when there is a value to send.
-  func sendLatest() {}
-}
-
-/// The state of one `combine` of one finished chain.
-@usableFromInline
-final class Combiner<First, Second>: WaveFlush, @unchecked Swift.Sendable {
-  // @unchecked: as `WaveFlush`: touched only under the chain's gate.
-  @exclusivity(unchecked) private var first: First?
-  @exclusivity(unchecked) private var second: Second?
-  private let downstream: ((First, Second)) -> Void
-
-  init(gate: DeliveryGate, downstream: @escaping ((First, Second)) -> Void) {
-    self.downstream = downstream
-    super.init(gate: gate)
-  }
-
-  /// Builds a combine of two chains into `context`: each side's values
-  /// go to a `Combiner`, which sends the pairs to `downstream`.
-  @usableFromInline
-  static func build(
-    _ build: (_ downstream: ((First) -> Void)?, _ context: _ChainContext) -> Void,
-    _ otherBuild: (_ downstream: ((Second) -> Void)?, _ context: _ChainContext) -> Void,
-    downstream: @escaping ((First, Second)) -> Void,
-    context: _ChainContext
-  ) {
-    // The sides first: a combine built inside them (a nested combine)
-    // takes a lower rank than this one.
-    var combiner: Combiner?
-    build({ combiner.unsafelyUnwrapped.receive(first: $0) }, context)
-    otherBuild({ combiner.unsafelyUnwrapped.receive(second: $0) }, context)
-    let created = Combiner(gate: context.gate, downstream: downstream)
-    DeliveryContext.current.state.pointee.builtRank += 1
-    // Set before the gate opens (`start(fetching:)`), so before any value
-    // reaches the closures above.
-    combiner = created
-  }
-
-  /// A value from the first side.
-  func receive(first value: First) {
-    first = value
-    changed()
-  }
-
-  /// A value from the second side.
-  func receive(second value: Second) {
-    second = value
-    changed()
-  }
-
-  /// Sends at once outside a wave (as before waves existed), defers to the
-  /// wave's end inside one.
-  private func changed() {
-    let context = DeliveryContext.current
-    if context.isInWave {
-      changed(in: context)
-    } else {
-      sendLatest()
+  func send(from runner: Int) {
+    if deferredBy == runner {
+      deferredBy = 0
+    } else if let index = alsoDeferredBy.firstIndex(of: runner) {
+      alsoDeferredBy.remove(at: index)
     }
-  }
-
-  override func sendLatest() {
-    if let first, let second { downstream((first, second)) }
+    sendLatest()
   }
 }

@@ -47,7 +47,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   // constant once set, and `gate` is a constant.
 
   /// The gate values enter the chain through.
-  let gate = DeliveryGate(held: true)
+  @usableFromInline let gate = DeliveryGate(held: true)
 
   // The resources. No lock guards them: they are added while the chain is
   // built, when only the finishing thread knows the observer (handing it to
