@@ -165,24 +165,42 @@ extension Chain {
       let flush = WaveFlush(gate: context.gate) {
         if let value = latest.value.0, let other = latest.value.1 { downstream((value, other)) }
       }
+      // Local functions rather than closure values, so that the direct
+      // calls below are inlined.
+      func receiveFirst(_ value: Value) {
+        latest.value.0 = value
+        // Inside a wave, the pair waits for the wave's end.
+        if flush.defers() { return }
+        if let other = latest.value.1 { downstream((value, other)) }
+      }
+      func receiveSecond(_ other: Other) {
+        latest.value.1 = other
+        if flush.defers() { return }
+        if let value = latest.value.0 { downstream((value, other)) }
+      }
+      let hopGatesBefore = context.hopGateCount
       build(
         { value in
-          latest.value.0 = value
-          // Inside a wave, the pair waits for the wave's end.
-          if flush.defers() { return }
-          if let other = latest.value.1 { downstream((value, other)) }
+          // Through the combine's own gate when a side crosses a hop.
+          if let sides = flush.sides {
+            sides.deliver(value, to: receiveFirst, in: DeliveryContext.current)
+          } else {
+            receiveFirst(value)
+          }
         },
         context
       )
       otherBuild(
         { other in
-          latest.value.1 = other
-          if flush.defers() { return }
-          if let value = latest.value.0 { downstream((value, other)) }
+          if let sides = flush.sides {
+            sides.deliver(other, to: receiveSecond, in: DeliveryContext.current)
+          } else {
+            receiveSecond(other)
+          }
         },
         context
       )
-      flush.takeRank()
+      flush.finishBuild(in: context, hopGatesBefore: hopGatesBefore)
     }
   }
 }

@@ -21,7 +21,8 @@ extension DeliveryContext {
   /// Marks the start of a wave, or of a nested one.
   @inlinable @inline(__always)
   func beginWave() {
-    state.pointee.wave += 1
+    // Wrapping: a thread nests far fewer than `Int.max` waves.
+    state.pointee.wave &+= 1
   }
 
   /// Marks the end of a wave started by `beginWave()`; the outermost one
@@ -29,7 +30,7 @@ extension DeliveryContext {
   /// a branch on every broadcast.
   @inlinable @inline(__always)
   func endWave() {
-    let wave = state.pointee.wave - 1
+    let wave = state.pointee.wave &- 1
     state.pointee.wave = wave
     if wave == 0, state.pointee.deferredCount != 0 { flushWave() }
   }
@@ -222,15 +223,38 @@ final class WaveFlush: @unchecked Swift.Sendable {
     self.sendLatest = sendLatest
   }
 
-  /// Takes the next rank of the building thread. Called after the sides
-  /// are built, so that a combine built inside them (a nested combine,
-  /// `a.combine(b).combine(c)`) ranks below this one; before the gate
-  /// opens, so before any value arrives.
+  /// The gate both sides run through when either crosses a hop, nil
+  /// otherwise (see `finishBuild(in:hopGatesBefore:)`).
+  ///
+  /// Set once, by the thread building the chain, before its gate opens;
+  /// read by the sides' deliveries, which all come after the gate opens
+  /// (its release, or the hop's hand-over through a lock, orders them).
+  @usableFromInline @exclusivity(unchecked) var sides: DeliveryGate?
+
+  /// Called once the sides are built, before the chain's gate opens, so
+  /// before any value arrives.
+  ///
+  /// Takes the next rank of the building thread: a combine built inside
+  /// the sides (a nested combine, `a.combine(b).combine(c)`) ranks below
+  /// this one.
+  ///
+  /// When building the sides added hop gates (`receive(on:)`, a step
+  /// written on an actor, a time step, `flatMapLatest`), the sides' values
+  /// arrive under different gates, on different threads: a gate of the
+  /// combine's own then serializes them, as the chain's gate does for
+  /// sides without hops. It closes with the chain's other hop gates.
+  /// Checked by `GlitchFreeTests.combineWithAHopOnOneSideIsSerial` under
+  /// the thread sanitizer, which found the race this removes.
   @usableFromInline
-  func takeRank() {
+  func finishBuild(in context: _ChainContext, hopGatesBefore: Int) {
     let state = DeliveryContext.current.state
     rank.store(state.pointee.builtRank, ordering: .relaxed)
     state.pointee.builtRank += 1
+    if context.hopGateCount != hopGatesBefore {
+      let gate = DeliveryGate(held: false)
+      context.addHopGate(gate)
+      sides = gate
+    }
   }
 
   /// Called under the gate when a side has stored a new value: inside a

@@ -114,6 +114,12 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     makeExtras().hopGates.append(hopGate)
   }
 
+  /// How many hop gates the chain has so far. A step that joins chains
+  /// compares it before and after building them, to learn whether their
+  /// values can arrive under other gates than this chain's.
+  @usableFromInline
+  var hopGateCount: Int { extras?.hopGates.count ?? 0 }
+
   /// Makes the observer run `handler` once when it is invalidated, after
   /// its gates are closed (no value of the chain runs afterwards), on the
   /// thread of the call that closes them. For steps that hold work of their

@@ -129,6 +129,29 @@ import Testing
     withExtendedLifetime((observers, sharedObserver)) {}
   }
 
+  @Test func combineWithAHopOnOneSideIsSerial() {
+    // One side runs on `queue`, the other on the writing thread: the
+    // combine's own gate keeps its latest values touched by one thread at
+    // a time (the thread sanitizer reported a race before it existed).
+    let first = ValueHolder(0)
+    let second = ValueHolder(0)
+    let queue = DispatchQueue(label: "GlitchFreeTests.oneSideHops")
+    let received = Recorder<(Int, Int)>()
+    let observer = first.chain().receive(on: queue).combine(second.chain()).do { received.append($0) }.sync()
+    let writes = 2_000
+    race(threads: 2) { thread in
+      for value in 1...writes {
+        if thread == 0 { first.value = value } else { second.value = value }
+      }
+    }
+    queue.sync {}
+    let history = received.history
+    // Each side's values arrive in order, so neither side ever goes back.
+    #expect(zip(history, history.dropFirst()).allSatisfy { $0.0 <= $1.0 && $0.1 <= $1.1 })
+    #expect(history.last.map { [$0.0, $0.1] } == [writes, writes])
+    withExtendedLifetime(observer) {}
+  }
+
   @Test func nestedCombineOfOneSourceSendsOneTriplePerWrite() {
     let source = ValueHolder(1)
     let received = Recorder<(Int, Int, Int)>()
@@ -234,6 +257,45 @@ import Testing
     inner.value = 3
     // Each write sends one pair, both sides new: never (3, 2).
     #expect(received.history.map { [$0.0, $0.1] } == [[2, 2], [3, 3]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func aHandlerThatWritesJoinsTheWave() {
+    // A one-source handler writes `total` while `count`'s write is being
+    // delivered: the combine over both sends once, with both new values.
+    let count = ValueHolder(1)
+    let total = ValueHolder(10)
+    let received = Recorder<(Int, Int)>()
+    let observers = [
+      count.chain().do { total.value = $0 * 10 }.end(),
+      count.chain().combine(total.chain()).do { received.append($0) }.sync(),
+    ]
+    count.value = 2
+    count.value = 3
+    // Never (2, 10) nor (3, 20).
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 10], [2, 20], [3, 30]])
+    withExtendedLifetime(observers) {}
+  }
+
+  @Test func flatMapLatestSwitchesInsideTheWaveOfTheSelection() {
+    // A switch syncs the new inner chain inside the selection's wave, so a
+    // batch that selects and writes the other side sends one pair; a write
+    // to the selected inner source is a wave of its own.
+    let selected = ValueHolder(0)
+    let inners = [ValueHolder(1), ValueHolder(2)]
+    let other = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let observer = selected.chain().flatMapLatest { inners[$0].chain() }
+      .combine(other.chain())
+      .do { received.append($0) }.sync()
+    withBatchedUpdates {
+      selected.value = 1
+      other.value = 5
+    }
+    inners[1].value = 3
+    inners[0].value = 4
+    // Never (2, 0); the unselected inner source sends nothing.
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 0], [2, 5], [3, 5]])
     withExtendedLifetime(observer) {}
   }
 
