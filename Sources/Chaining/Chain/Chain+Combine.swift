@@ -165,8 +165,6 @@ extension Chain {
       let flush = WaveFlush(gate: context.gate) {
         if let value = latest.value.0, let other = latest.value.1 { downstream((value, other)) }
       }
-      // Local functions rather than closure values, so that the direct
-      // calls below are inlined.
       func receiveFirst(_ value: Value) {
         latest.value.0 = value
         // Inside a wave, the pair waits for the wave's end.
@@ -178,29 +176,12 @@ extension Chain {
         if flush.defers() { return }
         if let value = latest.value.0 { downstream((value, other)) }
       }
+      let sides = JoinSides()
       let hopGatesBefore = context.hopGateCount
-      build(
-        { value in
-          // Through the combine's own gate when a side crosses a hop.
-          if let sides = flush.sides {
-            sides.deliver(value, to: receiveFirst, in: DeliveryContext.current)
-          } else {
-            receiveFirst(value)
-          }
-        },
-        context
-      )
-      otherBuild(
-        { other in
-          if let sides = flush.sides {
-            sides.deliver(other, to: receiveSecond, in: DeliveryContext.current)
-          } else {
-            receiveSecond(other)
-          }
-        },
-        context
-      )
-      flush.finishBuild(in: context, hopGatesBefore: hopGatesBefore)
+      build(sides.side(receiveFirst), context)
+      otherBuild(sides.side(receiveSecond), context)
+      sides.finish(in: context, hopGatesBefore: hopGatesBefore)
+      flush.takeRank()
     }
   }
 }

@@ -67,8 +67,17 @@ extension Chain {
     let build = self.build
     let otherBuild = other.build
     return Chain<Value, Result>(isolation: joinedIsolation(isolation, other.isolation)) { downstream, context in
-      build(downstream, context)
-      otherBuild(downstream, context)
+      guard let downstream else {
+        build(nil, context)
+        otherBuild(nil, context)
+        return
+      }
+      // One value at a time after the join, even when a side hops.
+      let sides = JoinSides()
+      let hopGatesBefore = context.hopGateCount
+      build(sides.side(downstream), context)
+      otherBuild(sides.side(downstream), context)
+      sides.finish(in: context, hopGatesBefore: hopGatesBefore)
     }
   }
 }

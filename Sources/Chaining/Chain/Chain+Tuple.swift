@@ -59,8 +59,12 @@ extension Chain {
       // Not `??`, which would wrap the closure in reabstraction thunks.
       let downstream: ((Value?, Other?)) -> Void
       if let given { downstream = given } else { downstream = { _ in } }
-      build({ downstream(($0, nil)) }, context)
-      otherBuild({ downstream((nil, $0)) }, context)
+      // One value at a time after the join, even when a side hops.
+      let sides = JoinSides()
+      let hopGatesBefore = context.hopGateCount
+      build(sides.side { downstream(($0, nil)) }, context)
+      otherBuild(sides.side { downstream((nil, $0)) }, context)
+      sides.finish(in: context, hopGatesBefore: hopGatesBefore)
     }
   }
 }

@@ -223,38 +223,15 @@ final class WaveFlush: @unchecked Swift.Sendable {
     self.sendLatest = sendLatest
   }
 
-  /// The gate both sides run through when either crosses a hop, nil
-  /// otherwise (see `finishBuild(in:hopGatesBefore:)`).
-  ///
-  /// Set once, by the thread building the chain, before its gate opens;
-  /// read by the sides' deliveries, which all come after the gate opens
-  /// (its release, or the hop's hand-over through a lock, orders them).
-  @usableFromInline @exclusivity(unchecked) var sides: DeliveryGate?
-
-  /// Called once the sides are built, before the chain's gate opens, so
-  /// before any value arrives.
-  ///
-  /// Takes the next rank of the building thread: a combine built inside
-  /// the sides (a nested combine, `a.combine(b).combine(c)`) ranks below
-  /// this one.
-  ///
-  /// When building the sides added hop gates (`receive(on:)`, a step
-  /// written on an actor, a time step, `flatMapLatest`), the sides' values
-  /// arrive under different gates, on different threads: a gate of the
-  /// combine's own then serializes them, as the chain's gate does for
-  /// sides without hops. It closes with the chain's other hop gates.
-  /// Checked by `GlitchFreeTests.combineWithAHopOnOneSideIsSerial` under
-  /// the thread sanitizer, which found the race this removes.
+  /// Takes the next rank of the building thread. Called after the sides
+  /// are built, so that a combine built inside them (a nested combine,
+  /// `a.combine(b).combine(c)`) ranks below this one; before the gate
+  /// opens, so before any value arrives.
   @usableFromInline
-  func finishBuild(in context: _ChainContext, hopGatesBefore: Int) {
+  func takeRank() {
     let state = DeliveryContext.current.state
     rank.store(state.pointee.builtRank, ordering: .relaxed)
     state.pointee.builtRank += 1
-    if context.hopGateCount != hopGatesBefore {
-      let gate = DeliveryGate(held: false)
-      context.addHopGate(gate)
-      sides = gate
-    }
   }
 
   /// Called under the gate when a side has stored a new value: inside a

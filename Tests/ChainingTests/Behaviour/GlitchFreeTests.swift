@@ -129,29 +129,6 @@ import Testing
     withExtendedLifetime((observers, sharedObserver)) {}
   }
 
-  @Test func combineWithAHopOnOneSideIsSerial() {
-    // One side runs on `queue`, the other on the writing thread: the
-    // combine's own gate keeps its latest values touched by one thread at
-    // a time (the thread sanitizer reported a race before it existed).
-    let first = ValueHolder(0)
-    let second = ValueHolder(0)
-    let queue = DispatchQueue(label: "GlitchFreeTests.oneSideHops")
-    let received = Recorder<(Int, Int)>()
-    let observer = first.chain().receive(on: queue).combine(second.chain()).do { received.append($0) }.sync()
-    let writes = 2_000
-    race(threads: 2) { thread in
-      for value in 1...writes {
-        if thread == 0 { first.value = value } else { second.value = value }
-      }
-    }
-    queue.sync {}
-    let history = received.history
-    // Each side's values arrive in order, so neither side ever goes back.
-    #expect(zip(history, history.dropFirst()).allSatisfy { $0.0 <= $1.0 && $0.1 <= $1.1 })
-    #expect(history.last.map { [$0.0, $0.1] } == [writes, writes])
-    withExtendedLifetime(observer) {}
-  }
-
   @Test func nestedCombineOfOneSourceSendsOneTriplePerWrite() {
     let source = ValueHolder(1)
     let received = Recorder<(Int, Int, Int)>()
