@@ -18,14 +18,17 @@ import Testing
     }
   }
 
-  @Test func mergeWithAHopOnOneSideRunsOneValueAtATime() {
+  /// Builds a join of `first` and `second` with a hop on one side and a
+  /// `scan` totalling every value after it, writes both from two threads,
+  /// and checks that the total lost nothing.
+  private func expectEveryValueTotalled(
+    _ build: (ValueHolder<Int>, ValueHolder<Int>, DispatchQueue, Recorder<Int>) -> Observer
+  ) {
     let first = ValueHolder(0)
     let second = ValueHolder(0)
-    let queue = DispatchQueue(label: "JoinSidesTests.merge")
+    let queue = DispatchQueue(label: "JoinSidesTests.totals")
     let totals = Recorder<Int>()
-    let observer = first.chain().receive(on: queue).merge(second.chain())
-      .scan(0) { $0 + $1 }
-      .do { totals.append($0) }.end()
+    let observer = build(first, second, queue, totals)
     writeBoth(first, second)
     queue.sync {}
     #expect(totals.count == 2 * Self.writes)
@@ -33,19 +36,20 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @Test func mergeWithAHopOnOneSideRunsOneValueAtATime() {
+    expectEveryValueTotalled { first, second, queue, totals in
+      first.chain().receive(on: queue).merge(second.chain())
+        .scan(0) { $0 + $1 }
+        .do { totals.append($0) }.end()
+    }
+  }
+
   @Test func tupleWithAHopOnOneSideRunsOneValueAtATime() {
-    let first = ValueHolder(0)
-    let second = ValueHolder(0)
-    let queue = DispatchQueue(label: "JoinSidesTests.tuple")
-    let totals = Recorder<Int>()
-    let observer = first.chain().tuple(second.chain().receive(on: queue))
-      .scan(0) { $0 + ($1.0 ?? 0) + ($1.1 ?? 0) }
-      .do { totals.append($0) }.end()
-    writeBoth(first, second)
-    queue.sync {}
-    #expect(totals.count == 2 * Self.writes)
-    #expect(totals.history.last == Self.writes * (Self.writes + 1))
-    withExtendedLifetime(observer) {}
+    expectEveryValueTotalled { first, second, queue, totals in
+      first.chain().tuple(second.chain().receive(on: queue))
+        .scan(0) { $0 + ($1.0 ?? 0) + ($1.1 ?? 0) }
+        .do { totals.append($0) }.end()
+    }
   }
 
   @Test func combineWithAHopOnOneSideRunsOneValueAtATime() {
