@@ -153,11 +153,14 @@ struct DeliveryContext {
     return false
   }
 
-  /// The causes, retained, for a value that is queued for later.
+  /// The causes, retained, for a value that is queued for later. One
+  /// cause (a chain written straight on its source: the common case) is
+  /// kept without allocating an array.
   @usableFromInline
   func capture() -> Causes {
     let count = state.pointee.count
-    guard count > 0, let causes = state.pointee.causes else { return Causes(gates: []) }
+    guard count > 0, let causes = state.pointee.causes else { return .none }
+    if count == 1 { return Causes(single: causes[0].takeUnretainedValue()) }
     return Causes(gates: (0..<count).map { causes[$0].takeUnretainedValue() })
   }
 
@@ -168,7 +171,11 @@ struct DeliveryContext {
     let saved = state.pointee.count
     let own = saved == 0 ? [] : (0..<saved).map { state.pointee.causes.unsafelyUnwrapped[$0] }
     state.pointee.count = 0
-    for cause in causes.gates { push(cause) }
+    if let single = causes.single {
+      push(single)
+    } else {
+      for cause in causes.gates { push(cause) }
+    }
     if let gate { push(gate) }
     body()
     state.pointee.count = 0
@@ -183,11 +190,24 @@ struct DeliveryContext {
 /// thread after the hand-over through a lock.
 @usableFromInline
 struct Causes: @unchecked Swift.Sendable {
+  /// The only cause, when there is exactly one; then `gates` is empty.
+  @usableFromInline let single: DeliveryGate?
+  /// The causes, outermost first, when there are none or two or more.
   @usableFromInline let gates: [DeliveryGate]
+
+  /// No cause.
+  @usableFromInline static var none: Causes { Causes(gates: []) }
 
   @usableFromInline
   init(gates: [DeliveryGate]) {
+    single = nil
     self.gates = gates
+  }
+
+  @usableFromInline
+  init(single: DeliveryGate) {
+    self.single = single
+    gates = []
   }
 }
 

@@ -106,7 +106,7 @@ extension DeliveryContext {
       } else {
         // The wave ended inside a run of other chains (a hop's drain, say):
         // the value's only cause was the gate, so none of those count.
-        run(with: Causes(gates: [])) { send(entry) }
+        run(with: .none) { send(entry) }
       }
       state.pointee.level = saved
     }

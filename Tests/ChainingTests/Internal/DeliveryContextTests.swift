@@ -22,6 +22,33 @@ import Testing
     }.wait()
   }
 
+  @Test func oneCauseIsCapturedWithoutAnArrayAndInstalledAgain() {
+    let gate = DeliveryGate(held: false)
+    let own = DeliveryGate(held: false)
+    spawn {
+      let context = DeliveryContext.current
+      let nothing = context.capture()
+      #expect(nothing.single == nil)
+      #expect(nothing.gates.isEmpty)
+      context.enter(gate)
+      let captured = context.capture()
+      context.popCause()
+      context.leave()
+      #expect(captured.single === gate)
+      #expect(captured.gates.isEmpty)
+      context.enter(own)
+      var inside: [Bool] = []
+      context.run(with: captured) {
+        inside = [context.isCaused(by: gate), context.isCaused(by: own)]
+      }
+      #expect(inside == [true, false])
+      #expect(context.isCaused(by: own))
+      #expect(!context.isCaused(by: gate))
+      context.popCause()
+      context.leave()
+    }.wait()
+  }
+
   @Test func runningWithQueuedCausesRestoresTheThreadsOwn() {
     let own = DeliveryGate(held: false)
     let queued = DeliveryGate(held: false)
