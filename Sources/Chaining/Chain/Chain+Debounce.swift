@@ -38,6 +38,7 @@ extension Chain where Value: Swift.Sendable {
   /// `invalidate()` returns, nothing more is delivered, and the timer is
   /// cancelled, releasing both. A value arriving costs a lock and a reading
   /// of the clock; a burst starts one timer.
+  @inlinable
   public consuming func debounce<C: Clock>(
     for interval: C.Duration,
     clock: C = ContinuousClock()
@@ -50,21 +51,36 @@ extension Chain where Value: Swift.Sendable {
 }
 
 /// One finished chain's `debounce` step.
+@usableFromInline
 final class Debounce<C: Clock, Value>: TimedStep<C, Value, Debounce.Waiting?>, @unchecked Swift.Sendable {
   // @unchecked: as `TimedStep`; its state is in `state`.
   /// The value waiting to be sent, when it is due, and with its causes.
+  @usableFromInline
   struct Waiting {
-    var value: Value
-    var causes: Causes
-    var deadline: C.Instant
+    @usableFromInline var value: Value
+    @usableFromInline var causes: Causes
+    @usableFromInline var deadline: C.Instant
     /// Whether the timer is armed (for this deadline or an earlier one).
-    var armed: Bool
+    @usableFromInline var armed: Bool
+
+    @inlinable
+    init(value: Value, causes: Causes, deadline: C.Instant, armed: Bool) {
+      self.value = value
+      self.causes = causes
+      self.deadline = deadline
+      self.armed = armed
+    }
   }
 
+  @usableFromInline
   init(clock: C, interval: C.Duration, downstream: @escaping (Value) -> Void, context: _ChainContext) {
     super.init(clock: clock, interval: interval, initial: nil, downstream: downstream, context: context)
   }
 
+  /// A value arriving: specialized in the client's module (inlinable), so
+  /// that it costs a clock reading and a lock, not generic metadata
+  /// lookups.
+  @inlinable
   func receive(_ value: Value) {
     let deadline = now.advanced(by: interval)
     let causes = DeliveryContext.current.capture()

@@ -30,6 +30,7 @@ extension Chain where Value: Swift.Sendable {
   /// the waiting values and one timer, for the earliest; after
   /// `invalidate()` returns, nothing more is delivered and the timer is
   /// cancelled, releasing them.
+  @inlinable
   public consuming func delay<C: Clock>(
     for interval: C.Duration,
     clock: C = ContinuousClock()
@@ -42,21 +43,30 @@ extension Chain where Value: Swift.Sendable {
 }
 
 /// One finished chain's `delay` step.
+@usableFromInline
 final class Delay<C: Clock, Value>: TimedStep<C, Value, Delay.Waiting>, @unchecked Swift.Sendable {
   // @unchecked: as `TimedStep`; its state is in `state`.
 
   /// The values waiting, in arrival order (and so in deadline order: the
   /// clock's time only moves on), and whether the timer is armed for the
   /// first.
+  @usableFromInline
   struct Waiting {
-    var values: [(value: Value, causes: Causes, deadline: C.Instant)] = []
-    var armed = false
+    @usableFromInline var values: [(value: Value, causes: Causes, deadline: C.Instant)] = []
+    @usableFromInline var armed = false
+
+    @usableFromInline
+    init() {}
   }
 
+  @usableFromInline
   init(clock: C, interval: C.Duration, downstream: @escaping (Value) -> Void, context: _ChainContext) {
     super.init(clock: clock, interval: interval, initial: Waiting(), downstream: downstream, context: context)
   }
 
+  /// A value arriving: specialized in the client's module (inlinable), as
+  /// `Debounce.receive(_:)`.
+  @inlinable
   func receive(_ value: Value) {
     let deadline = now.advanced(by: interval)
     let causes = DeliveryContext.current.capture()

@@ -45,6 +45,7 @@ extension Chain where Value: Swift.Sendable {
   /// steps written on an actor hop back to it. The finished observer holds
   /// the waiting value and the timer; after `invalidate()` returns, nothing
   /// more is delivered and the timer is cancelled, releasing both.
+  @inlinable
   public consuming func throttle<C: Clock>(
     for interval: C.Duration,
     clock: C = ContinuousClock(),
@@ -64,16 +65,25 @@ extension Chain where Value: Swift.Sendable {
 }
 
 /// One finished chain's `throttle` step.
+@usableFromInline
 final class Throttle<C: Clock, Value>: TimedStep<C, Value, Throttle.Interval?>, @unchecked Swift.Sendable {
   // @unchecked: as `TimedStep`; its state is in `state`, `latest` is a constant.
-  private let latest: Bool
+  @usableFromInline let latest: Bool
 
   /// The interval running: when it ends, and the value waiting for its end.
+  @usableFromInline
   struct Interval {
-    var end: C.Instant
-    var waiting: (Value, Causes)?
+    @usableFromInline var end: C.Instant
+    @usableFromInline var waiting: (Value, Causes)?
+
+    @inlinable
+    init(end: C.Instant, waiting: (Value, Causes)? = nil) {
+      self.end = end
+      self.waiting = waiting
+    }
   }
 
+  @usableFromInline
   init(
     clock: C,
     interval: C.Duration,
@@ -85,6 +95,9 @@ final class Throttle<C: Clock, Value>: TimedStep<C, Value, Throttle.Interval?>, 
     super.init(clock: clock, interval: interval, initial: nil, downstream: downstream, context: context)
   }
 
+  /// A value arriving: specialized in the client's module (inlinable), as
+  /// `Debounce.receive(_:)`.
+  @inlinable
   func receive(_ value: Value) {
     let end = now.advanced(by: interval)
     let starts = state.withLock { timed -> Bool in

@@ -12,19 +12,21 @@
 /// the gate when it is invalidated (nothing is delivered after
 /// `invalidate()` returns), then calls `end()`, which drops the waiting
 /// values and cancels the timer, releasing what it captured.
+@usableFromInline
 class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock; the rest are constants.
   // `downstream` runs only inside `gate`.
-  let gate = DeliveryGate(held: false)
-  let timers: ClockTimers<C>
-  let interval: C.Duration
-  private let downstream: (Value) -> Void
+  @usableFromInline let gate = DeliveryGate(held: false)
+  @usableFromInline let timers: ClockTimers<C>
+  @usableFromInline let interval: C.Duration
+  @usableFromInline let downstream: (Value) -> Void
   private let initial: State
-  let state: Protected<Timed>
+  @usableFromInline let state: Protected<Timed>
 
   /// The step's state, with the timer's.
+  @usableFromInline
   struct Timed {
-    var step: State
+    @usableFromInline var step: State
     /// The handle of the timer last armed, to cancel at the end.
     var handle: TimerHandle?
     /// Counts the timers armed, so that a handle stored late (the timer
@@ -34,6 +36,7 @@ class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
     var ended = false
   }
 
+  @usableFromInline
   init(
     clock: C,
     interval: C.Duration,
@@ -50,10 +53,12 @@ class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
     context.addInvalidationHandler { [self] in end() }
   }
 
+  @inlinable
   var now: C.Instant { timers.clock.now }
 
   /// Arms the timer for `deadline`. Called with no lock held, once the
   /// subclass has decided under the lock that no timer is armed.
+  @usableFromInline
   final func arm(at deadline: C.Instant) {
     let generation = state.withLock { timed -> Int? in
       if timed.ended { return nil }
@@ -110,6 +115,7 @@ class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
 
   /// Sends `value` at once, on the calling thread, inside the delivery that
   /// brought it (throttle's first value).
+  @usableFromInline
   final func sendNow(_ value: Value) {
     gate.deliver(value, to: downstream, in: DeliveryContext.current)
   }

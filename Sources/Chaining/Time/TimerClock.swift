@@ -54,8 +54,9 @@ public struct TimerHandle: Swift.Sendable {
 /// Starts timers on `clock`: through ``TimerClock`` when the clock adopts
 /// it, otherwise with a task that sleeps until the deadline. Made once per
 /// finished chain, so the cast to `TimerClock` is made once.
+@usableFromInline
 struct ClockTimers<C: Clock>: Swift.Sendable {
-  let clock: C
+  @usableFromInline let clock: C
   private let start: @Sendable (C.Instant, @escaping @Sendable () -> Void) -> TimerHandle
 
   init(_ clock: C) {
