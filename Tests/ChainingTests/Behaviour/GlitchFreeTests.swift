@@ -90,6 +90,24 @@ import Testing
     withExtendedLifetime((report, writer)) {}
   }
 
+  @Test func aLinkFirstUsedByAWriteSendsTwiceInThatWaveOnly() {
+    // The known limit (Combining.md): `report` is built first, so it ranks
+    // below `writer`, and `writer` writes `sum` only from 2 on, so no sync
+    // taught `report` its order. The first wave that writes `sum` sends
+    // `report` before the write and again after it; from then on it knows
+    // its rank and sends once.
+    let source = ValueHolder(1)
+    let sum = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let report = source.chain().combine(sum.chain()).do { received.append($0) }.sync()
+    let writer = source.chain().map { $0 * 10 }.combine(source.chain().map { $0 * 100 })
+      .do { if $0 >= 20 { sum.value = $0 + $1 } }.sync()
+    source.value = 2
+    source.value = 3
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 0], [2, 0], [2, 220], [3, 330]])
+    withExtendedLifetime((report, writer)) {}
+  }
+
   // MARK: - Threads
 
   @Test func wavesOnSeveralThreadsSendExactlyOncePerWaveEach() {
