@@ -26,6 +26,8 @@ extension Chain {
   /// fetchable source in order; with two fetchable sources it sends exactly
   /// one pair. Each finished chain keeps its own latest values, alive for as
   /// long as the observer. Sources are held as their own chains hold them.
+  /// When a side crosses a hop, the sides still run one value at a time,
+  /// as for ``merge(_:)-2oy9n``.
   ///
   /// Glitch-free: a write and everything its delivery causes on the same
   /// thread (handlers that write included) form one wave, and a combine

@@ -27,6 +27,13 @@ extension Chain {
   /// order they were merged, and sends each value through. Each source is
   /// held as its own chain holds it; one source being released does not
   /// affect the others. Handlers may send into any of the sources.
+  ///
+  /// The steps that follow run on the thread that delivers each value.
+  /// When a side crosses a hop (``receive(on:)``, a step written on
+  /// another actor, a time step, ``flatMapLatest(_:isolation:)``), both
+  /// sides also pass a gate of the join's own: a value then runs on its
+  /// side's thread, or right after the other side's value on that thread,
+  /// and never at the same time as it.
   @inlinable
   public consuming func merge<OtherSource>(_ other: consuming Chain<Value, OtherSource>) -> Chain<Value, Source> {
     mergePair(other, as: Source.self)

@@ -23,7 +23,8 @@ extension Chain {
   ///
   /// ``sync()``, when any source is ``Fetchable``, sends one pair for
   /// each fetchable source, in source order. Sources are held as their own
-  /// chains hold them.
+  /// chains hold them. When a side crosses a hop, the steps that follow
+  /// still run one value at a time, as after ``merge(_:)-2oy9n``.
   @inlinable
   public consuming func tuple<Other, OtherSource>(
     _ other: consuming Chain<Other, OtherSource>
