@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -55,15 +56,18 @@ import Testing
 
 /// An observer its own handler takes, once.
 private final class ObserverBox: @unchecked Swift.Sendable {
-  // @unchecked: set before the first broadcast, then taken under the mutex.
-  private let stored = Mutex<Observer?>(nil)
+  // @unchecked: set before the first broadcast, then taken under the
+  // lock. NSLock rather than Mutex, which the thread sanitizer does not
+  // understand.
+  private let lock = NSLock()
+  private var stored: Observer?
 
   var observer: Observer? {
-    get { stored.withLock { $0 } }
-    set { stored.withLock { $0 = newValue } }
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
   }
 
   func take() -> Observer? {
-    stored.withLock { $0.take() }
+    lock.withLock { stored.take() }
   }
 }

@@ -1,15 +1,20 @@
 import Chaining
+import Foundation
 import Observation
-import Synchronization
 import Testing
 
 /// Counts the `onChange` calls of the trackings it starts, and keeps what
 /// each `onChange` read.
-final class Tracker: Swift.Sendable {
-  private let state = Mutex<(count: Int, seen: [String])>((0, []))
+final class Tracker: @unchecked Swift.Sendable {
+  // @unchecked: `state` is only touched under `lock`. NSLock rather than
+  // Mutex: the thread sanitizer understands its pthread mutex, not
+  // Mutex's futex, and reported the two `onChange` calls Observation may
+  // make at once (two writers at the same moment) as a race.
+  private let lock = NSLock()
+  private var state: (count: Int, seen: [String]) = (0, [])
 
-  var count: Int { state.withLock { $0.count } }
-  var seen: [String] { state.withLock { $0.seen } }
+  var count: Int { lock.withLock { state.count } }
+  var seen: [String] { lock.withLock { state.seen } }
 
   /// Runs `read` inside `withObservationTracking`, as a SwiftUI `body`
   /// does; `onChange` counts, then records what `reread` returns then.
@@ -17,9 +22,9 @@ final class Tracker: Swift.Sendable {
   func track<T>(_ read: () -> T, reread: @escaping @Sendable () -> String = { "" }) -> T {
     withObservationTracking(read) {
       let text = reread()
-      self.state.withLock {
-        $0.count += 1
-        $0.seen.append(text)
+      self.lock.withLock {
+        self.state.count += 1
+        self.state.seen.append(text)
       }
     }
   }
@@ -245,13 +250,13 @@ final class Tracker: Swift.Sendable {
     // threads write at the same moment, so more than once is allowed.)
     // Run under the thread sanitizer in CI.
     let holder = ValueHolder(0)
-    let trackers = Mutex<[Tracker]>([])
+    let trackers = Recorder<Tracker>()
     race(threads: 3) { index in
       for step in 1...500 {
         if index == 2 {
           let tracker = Tracker()
           tracker.track { holder.value }
-          trackers.withLock { $0.append(tracker) }
+          trackers.append(tracker)
         } else {
           holder.value = index * 1000 + step
         }
@@ -261,7 +266,7 @@ final class Tracker: Swift.Sendable {
     last.track { holder.value }
     holder.value = -1
     #expect(last.count == 1)
-    let counts = trackers.withLock { $0.map(\.count) }
+    let counts = trackers.history.map(\.count)
     #expect(counts.count == 500)
     #expect(counts.allSatisfy { $0 >= 1 })
     #expect(holder.value == -1)
