@@ -178,11 +178,7 @@ extension Chain {
         if flush.defers() { return }
         if let value = latest.value.0 { downstream((value, other)) }
       }
-      let sides = JoinSides()
-      let hopGatesBefore = context.hopGateCount
-      build(sides.side(receiveFirst), context)
-      otherBuild(sides.side(receiveSecond), context)
-      sides.finish(in: context, hopGatesBefore: hopGatesBefore)
+      JoinSides.build(build, otherBuild, first: receiveFirst, second: receiveSecond, in: context)
       flush.takeRank()
     }
   }

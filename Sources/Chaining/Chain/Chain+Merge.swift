@@ -80,11 +80,7 @@ extension Chain {
         return
       }
       // One value at a time after the join, even when a side hops.
-      let sides = JoinSides()
-      let hopGatesBefore = context.hopGateCount
-      build(sides.side(downstream), context)
-      otherBuild(sides.side(downstream), context)
-      sides.finish(in: context, hopGatesBefore: hopGatesBefore)
+      JoinSides.build(build, otherBuild, first: downstream, second: downstream, in: context)
     }
   }
 }

@@ -61,11 +61,13 @@ extension Chain {
       let downstream: ((Value?, Other?)) -> Void
       if let given { downstream = given } else { downstream = { _ in } }
       // One value at a time after the join, even when a side hops.
-      let sides = JoinSides()
-      let hopGatesBefore = context.hopGateCount
-      build(sides.side { downstream(($0, nil)) }, context)
-      otherBuild(sides.side { downstream((nil, $0)) }, context)
-      sides.finish(in: context, hopGatesBefore: hopGatesBefore)
+      JoinSides.build(
+        build,
+        otherBuild,
+        first: { downstream(($0, nil)) },
+        second: { downstream((nil, $0)) },
+        in: context
+      )
     }
   }
 }

@@ -25,6 +25,24 @@ final class JoinSides: @unchecked Swift.Sendable {
   @usableFromInline
   init() {}
 
+  /// Builds a join's two sides into `context`: `first` receives the values
+  /// of `build`'s chain, `second` those of `otherBuild`'s, one value at a
+  /// time even when a side crosses a hop.
+  @inlinable @inline(__always)
+  static func build<First, Second>(
+    _ build: (_ downstream: ((First) -> Void)?, _ context: _ChainContext) -> Void,
+    _ otherBuild: (_ downstream: ((Second) -> Void)?, _ context: _ChainContext) -> Void,
+    first: @escaping (First) -> Void,
+    second: @escaping (Second) -> Void,
+    in context: _ChainContext
+  ) {
+    let sides = JoinSides()
+    let hopGatesBefore = context.hopGateCount
+    build(sides.side(first), context)
+    otherBuild(sides.side(second), context)
+    sides.finish(in: context, hopGatesBefore: hopGatesBefore)
+  }
+
   /// `body` as a side of the join: run directly, or through `gate` once
   /// the build has made one.
   @inlinable @inline(__always)

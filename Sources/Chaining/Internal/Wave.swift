@@ -180,8 +180,9 @@ final class WaveFlush: @unchecked Swift.Sendable {
   struct Entry {
     /// Retained by the entry (see `DeliveryContext.deferFlush(_:)`).
     let flush: Unmanaged<WaveFlush>
-    /// The hop's gate to send through, retained, when a hop comes before
-    /// the combine; nil for the combine's own chain gate (see
+    /// The gate to send through, retained, when the sides run under
+    /// another gate than the chain's (a hop's before the combine, or the
+    /// join's own, see `JoinSides`); nil for the chain's gate (see
     /// `DeliveryContext.deferFlush(_:)`).
     let hop: Unmanaged<DeliveryGate>?
     /// The causes of the value that made it change first, when there were
