@@ -20,7 +20,9 @@ public protocol TimerClock: Clock {
   /// that runs its previous timer), with no lock of the library held.
   /// `fire` delivers values: call it with no lock of yours held, on any
   /// thread. Hold `fire` until it has run or the timer is cancelled, then
-  /// release it: it keeps the step's state alive.
+  /// release it, before the handle's `cancel()` returns: it keeps the
+  /// step's state and the later steps' closures alive, which
+  /// `invalidate()` promises to release.
   ///
   /// - Parameters:
   ///   - deadline: When to call `fire`. A deadline the clock has already
@@ -37,8 +39,8 @@ public struct TimerHandle: Swift.Sendable {
   /// Makes a handle whose ``cancel()`` calls `cancel`.
   ///
   /// - Parameter cancel: Stops the timer, so that it never fires, and
-  ///   releases its closure. Called at most once by the library, on any
-  ///   thread, possibly after the timer fired.
+  ///   releases its closure before returning. Called at most once by the
+  ///   library, on any thread, possibly after the timer fired.
   public init(cancel: @escaping @Sendable () -> Void) {
     cancelTimer = cancel
   }
@@ -53,7 +55,9 @@ public struct TimerHandle: Swift.Sendable {
 
 /// Starts timers on `clock`: through ``TimerClock`` when the clock adopts
 /// it, otherwise with a task that sleeps until the deadline. Made once per
-/// finished chain, so the cast to `TimerClock` is made once.
+/// finished chain, so the cast to `TimerClock` is made once. Either way,
+/// cancelling a timer releases its closure before `cancel()` returns, as
+/// ``TimerClock/startTimer(at:_:)`` asks of a `TimerClock`.
 @usableFromInline
 struct ClockTimers<C: Clock>: Swift.Sendable {
   @usableFromInline let clock: C
@@ -65,13 +69,23 @@ struct ClockTimers<C: Clock>: Swift.Sendable {
       start = Self.starter(of: timerClock)
     } else {
       start = { deadline, fire in
+        // The task reaches `fire` through a slot that cancelling empties, so
+        // that `fire`, which holds the step and the steps after it, is
+        // released before `cancel()` returns. The task itself goes on until
+        // its sleep ends, later (a system clock's task is resumed on another
+        // thread) or only at the deadline (a clock whose sleep ignores
+        // cancellation); it then finds the slot empty and fires nothing.
+        let slot = Protected<(@Sendable () -> Void)?>(fire)
         let task = Task {
-          // Cancellation ends the sleep with an error: the timer then never
-          // fires, and the task releases `fire` as it ends.
           do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-          fire()
+          slot.withLock { $0.take() }?()
         }
-        return TimerHandle { task.cancel() }
+        return TimerHandle {
+          // Taken under the lock, released after it: releasing `fire` may
+          // run deinitializers of the chain's closures.
+          _ = slot.withLock { $0.take() }
+          task.cancel()
+        }
       }
     }
   }

@@ -50,6 +50,18 @@ import Testing
     }
   }
 
+  @Test func invalidateReleasesTheClosuresWhileASystemClocksTimerSleeps() {
+    expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
+      chain.debounce(for: .seconds(10))
+    }
+  }
+
+  @Test func invalidateReleasesTheClosuresWhenTheClockIgnoresCancellation() {
+    expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
+      chain.debounce(for: .seconds(10), clock: DeafClock())
+    }
+  }
+
   @Test func concurrentSendersGetOneValueTheHoldersLatest() async {
     let clock = TestClock()
     let holder = ValueHolder(-1)

@@ -41,6 +41,18 @@ import Testing
     }
   }
 
+  @Test func invalidateReleasesTheClosuresWhileASystemClocksTimerSleeps() {
+    expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
+      chain.delay(for: .seconds(10))
+    }
+  }
+
+  @Test func invalidateReleasesTheClosuresWhenTheClockIgnoresCancellation() {
+    expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
+      chain.delay(for: .seconds(10), clock: DeafClock())
+    }
+  }
+
   @Test func concurrentSendersKeepEachSendersOrder() async {
     let clock = TestClock()
     let notifier = Notifier<Int>()

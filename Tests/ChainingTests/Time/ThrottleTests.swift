@@ -86,6 +86,19 @@ import Testing
     }
   }
 
+  @Test func invalidateReleasesTheClosuresWhileASystemClocksTimerSleeps() {
+    // The value goes at once and arms the timer for the interval's end.
+    expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
+      chain.throttle(for: .seconds(10))
+    }
+  }
+
+  @Test func invalidateReleasesTheClosuresWhenTheClockIgnoresCancellation() {
+    expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
+      chain.throttle(for: .seconds(10), clock: DeafClock())
+    }
+  }
+
   @Test func concurrentSendersGetTheFirstAndTheHoldersLatest() async {
     let clock = TestClock()
     let holder = ValueHolder(-1)

@@ -44,3 +44,38 @@ func expectInvalidateReleasesTheWaitingValue(
   await clock.advance(by: .seconds(2))
   #expect(seen.history.count == deliveredAtOnce)
 }
+
+/// Checks that `invalidate()` releases a time step's closures before it
+/// returns, while the timer's task still sleeps on a clock that is not a
+/// `TimerClock`: a token captured by a later step's closure is freed by
+/// then. `step` adds the step with an interval far longer than the test;
+/// one value is sent first, so that a timer is armed.
+func expectInvalidateReleasesTheClosuresWhileTheTimerSleeps(
+  _ step: (consuming Chain<Int, Notifier<Int>>) -> Chain<Int, Notifier<Int>>
+) {
+  let notifier = Notifier<Int>()
+  weak var weakToken: Token?
+  let observer: Observer
+  do {
+    let token = Token()
+    weakToken = token
+    observer = step(notifier.chain()).do { _ in _ = token }.end()
+  }
+  notifier.notify(value: 1)
+  #expect(weakToken != nil)
+  observer.invalidate()
+  #expect(weakToken == nil)
+}
+
+/// A clock whose `sleep(until:tolerance:)` ignores cancellation, as a clock
+/// of a user's may: it waits for a task of its own, which cancelling the
+/// sleeping task does not cancel, so it returns only at the deadline. Its
+/// time is `ContinuousClock`'s.
+struct DeafClock: Clock {
+  var now: ContinuousClock.Instant { ContinuousClock.now }
+  var minimumResolution: Duration { ContinuousClock().minimumResolution }
+
+  func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+    await Task.detached { try? await ContinuousClock().sleep(until: deadline, tolerance: tolerance) }.value
+  }
+}
