@@ -20,6 +20,15 @@
 /// invalidates the observer. Nothing is subscribed until iteration starts
 /// (`makeAsyncIterator()`, which `for await` calls first).
 ///
+/// As each iterator finishes the chain anew, the sequence keeps the chain
+/// as built for as long as the sequence is kept, iterated or not: its
+/// source strongly, as a chain being built does, and its steps with what
+/// their closures capture. An iteration's observer holds only what
+/// ``Chain/end()``'s would (not the source, unless it comes from
+/// ``Chainable/retain()``). So a `for await` loop over
+/// `holder.chain().values` does not keep `holder` alive, but a sequence
+/// stored in a property does, until the property lets it go.
+///
 /// The sequence finishes, after the values already sent, when the binding
 /// ends: a step such as ``Chain/prefix(_:)`` or ``Chain/first()`` ended it,
 /// or every sender of the chain was freed (a library holder, notifier or
@@ -109,6 +118,10 @@ extension Chain where Value: Swift.Sendable {
   /// compiler does not stop a second use; a second use would build a second,
   /// separate binding.
   /// See ``ChainValues`` for when it subscribes and when it stops.
+  ///
+  /// The sequence holds the chain's source strongly, and the steps'
+  /// closures, until the sequence is released, even if it is never
+  /// iterated; each iteration's observer holds what ``end()``'s would.
   ///
   /// The buffer is unbounded: a binding library must not lose a value
   /// silently, and a holder's values are few. Use

@@ -204,6 +204,48 @@ import Testing
     #expect(all == [2])
   }
 
+  @Test func theSequenceHoldsItsSourceUntilReleasedAndItsIteratorDoesNot() async {
+    weak var weakHolder: ValueHolder<Int>?
+    var values: ChainValues<Int>?
+    do {
+      let holder = ValueHolder(1)
+      weakHolder = holder
+      values = holder.chain().values
+    }
+    // Not iterated yet: the sequence holds the chain, source included.
+    #expect(weakHolder != nil)
+    var iterator = values!.makeAsyncIterator()
+    values = nil
+    // The iteration's observer does not hold the source, as `end()`'s does not.
+    let freed = weakHolder == nil
+    #expect(freed)
+    // Freeing the holder finishes the sequence; if it were kept, it would not.
+    if freed { #expect(await drain(&iterator) == [1]) }
+  }
+
+  @Test func aForAwaitLoopDoesNotKeepItsSourceAlive() async {
+    var holder: ValueHolder<Int>? = ValueHolder(1)
+    weak let weakHolder = holder
+    let received = Delivered<Int>()
+    let loop = Task { [weak holder] in
+      var seen: [Int] = []
+      for await value in holder!.chain().values {
+        seen.append(value)
+        received.send(value)
+      }
+      return seen
+    }
+    // The loop body runs once the iterator is made: the loop then holds
+    // no temporary reference to the holder any more.
+    #expect(await received.next() == 1)
+    holder = nil
+    let freed = weakHolder == nil
+    #expect(freed)
+    // Freeing the holder ends the loop; if the loop kept it, end it here.
+    if !freed { loop.cancel() }
+    #expect(await loop.value == [1])
+  }
+
   @Test func freeingAFetcherOrAnAdapterFinishesTheSequence() async {
     var fetcher: Fetcher<Int>? = Fetcher { 4 }
     var iterator = fetcher!.chain().values.makeAsyncIterator()
