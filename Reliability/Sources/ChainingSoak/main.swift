@@ -174,6 +174,55 @@ func poolUnderChurn(round: Int) {
   expect(notifier.observerCount == 0, "\(notifier.observerCount) chains are still subscribed", round: round)
 }
 
+/// Producers that never stop on their own (two per side of a `combine`,
+/// so that senders and the chain's gate both have threads queuing behind
+/// their running thread) while the main thread syncs a new chain on the
+/// same holders: every side keeps reaching the steps after the join, and
+/// every `sync()` returns. The deadline only turns a stall into a failure
+/// (issue #34: a side stopped for seconds, a `sync()` never returned).
+func endlessProducers(round: Int) {
+  let left = ValueHolder(0)
+  let right = ValueHolder(0)
+  let pairs = Atomic<Int>(0)
+  let lastLeft = Atomic<Int>(-1)
+  let leftChanges = Atomic<Int>(0)
+  let observer = left.chain().combine(right.chain()).do { pair in
+    pairs.add(1, ordering: .relaxed)
+    if lastLeft.exchange(pair.0, ordering: .relaxed) != pair.0 { leftChanges.add(1, ordering: .relaxed) }
+  }.sync()
+  let stop = Atomic<Bool>(false)
+  let done = DispatchGroup()
+  for producer in 0..<4 {
+    done.enter()
+    Thread {
+      let holder = producer % 2 == 0 ? left : right
+      var value = producer
+      while !stop.load(ordering: .relaxed) {
+        value += 4
+        holder.value = value
+      }
+      done.leave()
+    }.start()
+  }
+  let deadline = ContinuousClock.now + .seconds(30)
+  var syncs = 0
+  while pairs.load(ordering: .relaxed) < 2_000 || leftChanges.load(ordering: .relaxed) < 200 || syncs < 5 {
+    expect(
+      ContinuousClock.now < deadline,
+      "stalled: \(pairs.load(ordering: .relaxed)) pairs, \(leftChanges.load(ordering: .relaxed)) left changes, \(syncs) syncs",
+      round: round
+    )
+    let seen = Atomic<Int>(0)
+    let synced = right.chain().do { _ in seen.add(1, ordering: .relaxed) }.sync()
+    expect(seen.load(ordering: .relaxed) >= 1, "sync() sent nothing", round: round)
+    synced.invalidate()
+    syncs += 1
+  }
+  stop.store(true, ordering: .relaxed)
+  done.wait()
+  observer.invalidate()
+}
+
 let clock = ContinuousClock()
 let start = clock.now
 for round in 1...rounds {
@@ -181,7 +230,8 @@ for round in 1...rounds {
   twoWayBinding(round: round)
   combineUnderWrites(round: round)
   poolUnderChurn(round: round)
+  if round % 20 == 0 { endlessProducers(round: round) }
 }
 print(
-  "ChainingSoak: \(rounds) rounds of 4 scenarios on \(senders + 1) threads, every count exact (\(clock.now - start))"
+  "ChainingSoak: \(rounds) rounds of 4 scenarios on \(senders + 1) threads, and \(rounds / 20) of endless producers, every count exact (\(clock.now - start))"
 )

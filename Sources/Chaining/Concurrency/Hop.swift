@@ -14,7 +14,7 @@ import Synchronization
 final class QueueHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
   // @unchecked: all stored properties are constants; `downstream` runs only
   // inside `gate`, one value at a time.
-  let gate = DeliveryGate(held: false)
+  let gate = DeliveryGate(held: false, handsOff: false)
   private let queue: DispatchQueue
   private let downstream: (Value) -> Void
 
@@ -54,7 +54,7 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
   // A value that is not `Swift.Sendable` crosses to the actor as it would
   // cross threads without the hop: the chain's sender owns it, and the hop
   // only moves it.
-  let gate = DeliveryGate(held: false)
+  let gate = DeliveryGate(held: false, handsOff: false)
   /// Weak: the actor's own state usually holds the observer of a chain
   /// written in it, and so this hop; a strong reference would keep the
   /// actor alive for ever. Once it is freed, its values are dropped. Nil

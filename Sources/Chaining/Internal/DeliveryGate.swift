@@ -1,5 +1,16 @@
+import Dispatch
 import Synchronization
 import _ChainingThreadContext
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
 
 // MARK: - DeliveryGate
 
@@ -16,6 +27,11 @@ import _ChainingThreadContext
 ///   thread's stack), the value is queued and run right after the values
 ///   before it. The sending thread never blocks, so chains feeding each
 ///   other from several threads cannot deadlock.
+/// - A thread that holds the gate runs at most `handOffLimit` values that
+///   other threads queued, then hands the gate over to one of those
+///   threads, which waits for its turn (see `awaitTurn(in:)`): no thread
+///   is held by another thread's endless writes, and a writer that
+///   outpaces the chain is slowed to its pace.
 ///
 /// `close()` makes sure no run starts afterwards and, unless that could
 /// deadlock, waits for a run in progress on another thread to finish.
@@ -75,25 +91,73 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// Runs queued while the chain was running. Guarded by the stripe's lock.
   @usableFromInline @exclusivity(unchecked) var pending: [Queued] = []
 
+  /// The rest of a batch of `pending` that a thread stopped running when
+  /// it handed the gate over: run before `pending`, by the next thread
+  /// that holds the gate. Guarded by the stripe's lock; `queued` stays set
+  /// while it has values.
+  @exclusivity(unchecked) var carried: ArraySlice<Queued> = []
+
+  /// Set by a thread holding the gate once it has run `handOffLimit`
+  /// values of other threads and found more; cleared when the queue is
+  /// emptied or dropped. While it is set, a writer from outside the chain
+  /// whose value is queued waits for its turn (`awaitTurn(in:)`). Guarded
+  /// by the stripe's lock.
+  @exclusivity(unchecked) var overLimit = false
+
+  /// The writers waiting in `awaitTurn(in:)`. Guarded by the stripe's lock.
+  @exclusivity(unchecked) var waiters = 0
+
+  /// How many values queued by other threads a thread runs, each time it
+  /// holds the gate, before it hands the gate over to a writer waiting for
+  /// its turn.
+  ///
+  /// Values a thread queued itself (a handler's write to its own chain)
+  /// are not counted: they still run before its write returns. So a
+  /// write, a `sync()` or a selection runs at most 64 of other threads'
+  /// values per gate, once another writer waits.
+  static let handOffLimit = 64
+
+  /// The longest a writer waits for its turn in `awaitTurn(in:)`, in
+  /// nanoseconds: 1 ms.
+  static let turnWait: UInt64 = 1_000_000
+
+  /// `turnWait`, which only tests change (before any value arrives), so
+  /// that a waiter outlasts a thread that the machine's load holds back.
+  @exclusivity(unchecked) var turnWait = DeliveryGate.turnWait
+
+  /// Whether a thread that reaches `handOffLimit` hands the gate over:
+  /// true for a chain's gate, a join's and `flatMapLatest`'s, whose steps
+  /// run on whichever thread delivers; false for a hop's, whose steps must
+  /// run on its queue or actor, the only place its values come from.
+  let handsOff: Bool
+
   @usableFromInline
   struct Queued {
     @usableFromInline let causes: Causes
+    /// The queuing thread's `DeliveryContext.runner`: values a thread
+    /// queued itself are not counted against `handOffLimit`.
+    @usableFromInline let sender: Int
     @usableFromInline let run: () -> Void
 
     @usableFromInline
-    init(causes: Causes, run: @escaping () -> Void) {
+    init(causes: Causes, sender: Int, run: @escaping () -> Void) {
       self.causes = causes
+      self.sender = sender
       self.run = run
     }
   }
 
   /// Creates a gate.
   ///
-  /// - Parameter held: Whether the creating thread holds it until
-  ///   `start(with:alone:)`: true for a chain's main gate, so that nothing
-  ///   runs before `sync()`'s fetched values; false for a hop's.
-  init(held: Bool) {
+  /// - Parameters:
+  ///   - held: Whether the creating thread holds it until
+  ///     `start(with:alone:)`: true for a chain's main gate, so that nothing
+  ///     runs before `sync()`'s fetched values; false for a hop's.
+  ///   - handsOff: Whether a thread running other threads' queued values
+  ///     hands the gate over past `handOffLimit` (see `handsOff`).
+  init(held: Bool, handsOff: Bool = true) {
     word = Atomic(held ? DeliveryContext.current.runner : 0)
+    self.handsOff = handsOff
   }
 
   /// Whether `close()` has been called.
@@ -126,8 +190,10 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   }
 
   /// Runs `body(value)` when nobody runs the chain, or drops it when the
-  /// gate is closed, and returns true; returns false, doing nothing, when
-  /// the chain is running: the caller queues the value then.
+  /// gate is closed, and returns true; returns false, without running it,
+  /// when the chain is running, or when the thread handed the gate over
+  /// while running the values queued before it (see `runRequested`): the
+  /// caller queues the value then.
   @inlinable @inline(__always)
   func runIfIdle<Value>(_ value: Value, to body: (Value) -> Void, in context: DeliveryContext) -> Bool {
     guard let idle = claim(in: context) else { return false }
@@ -135,10 +201,9 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     // then loads `word`, so one of the two sees the other's change.
     if requests.load(ordering: .sequentiallyConsistent) == 0 {
       run(value, body, leaving: idle, in: context)
-    } else {
-      runRequested(value, body, leaving: idle, in: context)
+      return true
     }
-    return true
+    return runRequested(value, body, leaving: idle, in: context)
   }
 
   /// Claims the gate for the calling thread when nobody runs the chain, and
@@ -230,17 +295,25 @@ final class DeliveryGate: @unchecked Swift.Sendable {
 
   /// The slow path of `deliver` for a thread that claimed the gate and found
   /// a request: drops the value when closed, otherwise runs the values
-  /// queued before it first.
+  /// queued before it first, and returns true. When it hands the gate over
+  /// on the way (past `handOffLimit`), it returns false without running
+  /// the value: the caller queues it, behind the others.
   @usableFromInline
-  func runRequested<Value>(_ value: Value, _ body: (Value) -> Void, leaving idle: Int, in context: DeliveryContext) {
-    if !isClosed {
-      runPending(in: context)
+  func runRequested<Value>(_ value: Value, _ body: (Value) -> Void, leaving idle: Int, in context: DeliveryContext)
+    -> Bool
+  {
+    if !isClosed, !runPending(in: context) {
+      // Handed over. When the waiter left meanwhile, nobody holds the
+      // gate: run the queue on as `drain` does.
+      if !handOver(leaving: idle) { drain(in: context) }
+      return false
     }
     if isClosed {
       release(to: idle, in: context)
     } else {
       run(value, body, leaving: idle, in: context)
     }
+    return true
   }
 
   /// After a release that found `requested`: wakes a waiting `close()`,
@@ -263,71 +336,168 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   }
 
   /// The slow path of `deliver` when the gate is claimed: queues the run,
-  /// or drops it when closed, then makes sure a thread runs the queue.
+  /// or drops it when closed, then makes sure a thread runs the queue;
+  /// past `handOffLimit`, waits for its turn to run it (`awaitTurn(in:)`).
   @usableFromInline
   func queue<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) {
-    let flagged = ParkingLot.shared.withLock(self) { () -> Bool in
+    // The runner is this thread, further up its stack: it sees `queued`
+    // when it releases. Relaxed: only this thread writes its own mark into
+    // `word` and takes it out, so program order decides whether it is
+    // there, and no other thread's mark equals it.
+    let isRunner = word.load(ordering: .relaxed) & ~Self.alone == context.runner
+    // Only a thread outside every delivery may wait: one inside a
+    // delivery may hold a gate that the running thread's handlers feed.
+    let mayWait = handsOff && !isRunner && context.depth == 0
+    let (flagged, waits) = ParkingLot.shared.withLock(self) { () -> (Bool, Bool) in
       // Relaxed: `queued` changes only under this lock. `closed` is set
       // outside it; a stale read lets in a value that is dropped all the
       // same: this thread's `bitwiseOr` below comes after `close()`'s in
       // the flags' order, so its own later reads see `closed` (the drain's
       // `isClosed` check), and `closeBusy` empties the queue under this lock.
       let current = requests.load(ordering: .relaxed)
-      if current & Self.closed != 0 { return false }
-      pending.append(Queued(causes: context.capture()) { body(value) })
+      if current & Self.closed != 0 { return (false, false) }
+      pending.append(Queued(causes: context.capture(), sender: context.runner) { body(value) })
+      let waits = mayWait && overLimit
+      if waits { waiters += 1 }
       // Already set: the thread that set it makes sure the queue runs, and
       // takes this value with the others, under this lock.
-      if current & Self.queued != 0 { return false }
+      if current & Self.queued != 0 { return (false, waits) }
       requests.bitwiseOr(Self.queued, ordering: .sequentiallyConsistent)
-      return true
+      return (true, waits)
+    }
+    if isRunner { return }
+    if waits {
+      awaitTurn(in: context)
+      return
     }
     guard flagged else { return }
-    // The runner is this thread, further up its stack: it sees `queued`
-    // when it releases. Relaxed: only this thread writes its own mark into
-    // `word` and takes it out, so program order decides whether it is
-    // there, and no other thread's mark equals it.
-    if word.load(ordering: .relaxed) & ~Self.alone == context.runner { return }
     // The heavy side: after it, either the runner sees `queued` when it
     // releases, or this load of `word` sees it released.
     _chaining_heavy_fence()
     drain(in: context)
   }
 
+  /// For a writer whose value was queued while the thread running the
+  /// chain was past `handOffLimit` (`overLimit`): waits, yielding its
+  /// processor, until that thread hands the gate over (the writer then
+  /// claims it and runs the queue as `drain` does, this value included),
+  /// until the queue has been emptied, or for `turnWait` at most.
+  ///
+  /// This is what bounds the time a thread spends running other threads'
+  /// values (it hands over as soon as a writer waits here) and what keeps
+  /// writers from outpacing the chain: while the queue is long, each
+  /// writer waits until its value has run or runs the queue itself, so
+  /// the queue stays short and every value written so far has run once
+  /// every writer has returned. The wait is bounded, so it cannot
+  /// deadlock: a holder whose handler waits for a lock this writer holds
+  /// is waited for `turnWait` at most, then this writer returns and the
+  /// holder runs the value as before.
+  ///
+  /// Why no value is left behind: a holder hands over (`handOver`) by
+  /// releasing the gate and then, under the stripe's lock, finding a
+  /// waiter; a waiter leaves only after taking itself out under that lock
+  /// and then trying to claim (`drain`). So either the holder finds no
+  /// waiter and claims again itself, or the waiter's claim comes after the
+  /// release and finds the gate idle (or claimed by a thread that will see
+  /// `queued`). Checked by `HandOffTests` and `JoinLivenessTests`, under
+  /// the thread sanitizer too.
+  private func awaitTurn(in context: DeliveryContext) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    while true {
+      // Relaxed: only a guess; the claim decides.
+      if word.load(ordering: .relaxed) & ~Self.alone == 0, let idle = claim(in: context) {
+        ParkingLot.shared.withLock(self) { waiters -= 1 }
+        drain(in: context, claimed: idle)
+        return
+      }
+      let goesOn = ParkingLot.shared.withLock(self) { overLimit }
+      if !goesOn || DispatchTime.now().uptimeNanoseconds &- start >= turnWait { break }
+      sched_yield()
+    }
+    ParkingLot.shared.withLock(self) { waiters -= 1 }
+    drain(in: context)
+  }
+
   /// Runs the queue, as long as the gate can be claimed; when it cannot,
-  /// the thread that claimed it sees `queued` and takes over.
+  /// the thread that claimed it sees `queued` and takes over. Past
+  /// `handOffLimit`, hands the gate over to a waiting writer. With
+  /// `claimed`, the calling thread has claimed the gate already, leaving
+  /// it to that idle value.
   @usableFromInline
-  func drain(in context: DeliveryContext) {
-    while let idle = claim(in: context) {
-      runPending(in: context)
-      let requested = releaseReadingRequests(to: idle)
-      wakeCloser(if: requested)
-      if requested & Self.queued == 0 { return }
+  func drain(in context: DeliveryContext, claimed: Int? = nil) {
+    var next = claimed ?? claim(in: context)
+    while let idle = next {
+      if runPending(in: context) {
+        let requested = releaseReadingRequests(to: idle)
+        wakeCloser(if: requested)
+        if requested & Self.queued == 0 { return }
+      } else if handOver(leaving: idle) {
+        return
+      }
+      next = claim(in: context)
     }
   }
 
   /// Runs what was queued, batch after batch, until the queue is empty;
-  /// then clears `queued`. The calling thread holds the gate.
+  /// then clears `queued` and returns true. On a gate that `handsOff`,
+  /// once it has run `handOffLimit` values of other threads, it sets
+  /// `overLimit` and, before each further value of another thread, looks
+  /// for a writer waiting for its turn: when there is one, it keeps that
+  /// value and the rest in `carried` (`queued` stays set) and returns
+  /// false. The calling thread holds the gate.
   @usableFromInline
-  func runPending(in context: DeliveryContext) {
+  func runPending(in context: DeliveryContext) -> Bool {
     // Inside a delivery: a `close()` from a queued run must not wait.
     context.depth += 1
     defer { context.depth -= 1 }
+    var othersRun = 0
     while true {
-      let batch = ParkingLot.shared.withLock(self) { () -> [Queued] in
+      let batch = ParkingLot.shared.withLock(self) { () -> ArraySlice<Queued> in
+        if !carried.isEmpty {
+          defer { carried = [] }
+          return carried
+        }
         if pending.isEmpty {
           // Relaxed: under the stripe's lock, as every change of `queued`
           // and every read of the queue it stands for.
           requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
+          overLimit = false
           return []
         }
         defer { pending = [] }
-        return pending
+        return pending[...]
       }
-      if batch.isEmpty { return }
-      for queued in batch where !isClosed {
+      if batch.isEmpty { return true }
+      for index in batch.indices {
+        // Closed meanwhile: `closeBusy` emptied the queue; the rest of
+        // this batch is dropped with it.
+        if isClosed { break }
+        let queued = batch[index]
+        if handsOff, queued.sender != context.runner {
+          if othersRun >= Self.handOffLimit {
+            let handsOver = ParkingLot.shared.withLock(self) { () -> Bool in
+              overLimit = true
+              if waiters == 0 { return false }
+              carried = batch[index...]
+              return true
+            }
+            if handsOver { return false }
+          }
+          othersRun += 1
+        }
         context.run(with: queued.causes, adding: self, queued.run)
       }
     }
+  }
+
+  /// Releases the gate to `idle` with values still queued, for a writer
+  /// waiting its turn; returns whether one still waits (it claims next).
+  /// When none does any more, the caller must claim again and run on (see
+  /// `awaitTurn(in:)` for why this loses nothing).
+  func handOver(leaving idle: Int) -> Bool {
+    let requested = releaseReadingRequests(to: idle)
+    wakeCloser(if: requested)
+    return ParkingLot.shared.withLock(self) { waiters > 0 }
   }
 
   /// Opens the gate once the chain is finished: runs `first` (the fetches of
@@ -374,13 +544,19 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// `close()` when a run may be in progress or values are queued: drops
   /// the queue, then waits for the run unless that could deadlock.
   private func closeBusy(running: Bool) {
-    let dropped = ParkingLot.shared.withLock(self) { () -> [Queued] in
+    let (dropped, droppedCarried) = ParkingLot.shared.withLock(self) { () -> ([Queued], ArraySlice<Queued>) in
       // Relaxed: under the stripe's lock, as in `runPending`.
       requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
-      defer { pending = [] }
-      return pending
+      overLimit = false
+      defer {
+        pending = []
+        carried = []
+      }
+      return (pending, carried)
     }
-    _ = consume dropped  // released here, outside the lock
+    // Released here, outside the lock.
+    _ = consume dropped
+    _ = consume droppedCarried
     guard running, DeliveryContext.current.depth == 0 else { return }
     requests.bitwiseOr(Self.waiting, ordering: .sequentiallyConsistent)
     // The heavy side: after it, either the runner sees `waiting` when it

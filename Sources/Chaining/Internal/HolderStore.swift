@@ -88,7 +88,9 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
       return (core.claim(event(newValue), in: &coreState), old, observation != nil)
     }
     _ = consume old
-    if case .deliver = claim { core.run(claim, event(newValue)) }
+    // `.deliver`, or `.awaitTurn` (the delivering thread is past its
+    // limit, see `_SenderCore.awaitTurn()`): both go through `run`.
+    if case .none = claim {} else { core.run(claim, event(newValue)) }
     if observed { notifyObservation() }
   }
 

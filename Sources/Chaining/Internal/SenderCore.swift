@@ -1,4 +1,15 @@
+import Dispatch
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
 
 // MARK: - _SenderCore
 
@@ -48,6 +59,21 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// with the chains it had passed through when it was made, and the
     /// serial of the first subscription that came after it.
     @usableFromInline var pending: [Pending] = []
+    /// The rest of a batch of `pending` that a delivering thread stopped at
+    /// when it handed the delivery over: delivered before `pending`, by the
+    /// thread that takes it.
+    var carried: ArraySlice<Pending> = []
+    /// Set by the delivering thread once it has delivered
+    /// `DeliveryGate.handOffLimit` broadcasts of other threads and found
+    /// more; cleared when the queue is emptied. While it is set, a thread
+    /// from outside every delivery whose broadcast is queued waits for its
+    /// turn (`awaitTurn()`).
+    var overLimit = false
+    /// The broadcasting threads waiting in `awaitTurn()`.
+    var waiters = 0
+    /// Set when the delivering thread has stopped for a waiter, leaving
+    /// `delivering` set: the first waiter to see it takes the delivery.
+    var handedOver = false
     /// The serial of the next subscription.
     @usableFromInline var nextSerial: UInt64 = 0
     /// Lists replaced while a thread was delivering from them; released
@@ -90,12 +116,17 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     @usableFromInline let value: Value
     @usableFromInline let causes: Causes
     @usableFromInline let limit: UInt64
+    /// The broadcasting thread's `DeliveryContext.runner`: a thread's own
+    /// broadcasts (its handlers' writes) are not counted against
+    /// `DeliveryGate.handOffLimit`.
+    @usableFromInline let sender: Int
 
     @usableFromInline
-    init(value: Value, causes: Causes, limit: UInt64) {
+    init(value: Value, causes: Causes, limit: UInt64, sender: Int) {
       self.value = value
       self.causes = causes
       self.limit = limit
+      self.sender = sender
     }
   }
 
@@ -107,9 +138,17 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     /// Deliver to the list, then stop with `finish(claimed:)`, passing the
     /// word as it was claimed.
     case deliver(Unmanaged<SlotList>, claimed: UInt)
+    /// Queued, while the delivering thread is past
+    /// `DeliveryGate.handOffLimit`: wait for the turn (`awaitTurn()`).
+    case awaitTurn
   }
 
   @usableFromInline let state = Protected(State())
+
+  /// `DeliveryGate.turnWait`, which only tests change (before any value
+  /// is broadcast), so that a waiter outlasts a thread that the machine's
+  /// load holds back.
+  @exclusivity(unchecked) var turnWait = DeliveryGate.turnWait
 
   /// The current list (a retained pointer, or 0 when there is no observer)
   /// and the flags below.
@@ -280,7 +319,16 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     }
     guard let list = Self.list(in: original) else { return .none }
     if original & Self.delivering == 0 { return .deliver(list, claimed: original) }
-    state.pending.append(Pending(value: value, causes: DeliveryContext.current.capture(), limit: state.nextSerial))
+    let context = DeliveryContext.current
+    state.pending.append(
+      Pending(value: value, causes: context.capture(), limit: state.nextSerial, sender: context.runner)
+    )
+    // Only a thread outside every delivery waits: the delivering thread's
+    // own broadcasts come from its handlers, inside a delivery.
+    if state.overLimit, context.depth == 0 {
+      state.waiters += 1
+      return .awaitTurn
+    }
     return .none
   }
 
@@ -301,9 +349,13 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         // under the lock.
         word.bitwiseOr(Self.queued, ordering: .relaxed)
       }
-      let causes = DeliveryContext.current.capture()
+      let context = DeliveryContext.current
+      let causes = context.capture()
       let limit = state.nextSerial
-      state.pending.append(contentsOf: values.dropFirst().map { Pending(value: $0, causes: causes, limit: limit) })
+      let sender = context.runner
+      state.pending.append(
+        contentsOf: values.dropFirst().map { Pending(value: $0, causes: causes, limit: limit, sender: sender) }
+      )
     }
     return claim
   }
@@ -311,7 +363,10 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// Carries out a `Claim` outside every lock.
   @inlinable @inline(__always)
   func run(_ claim: Claim, _ value: Value) {
-    guard case .deliver(let list, let claimed) = claim else { return }
+    guard case .deliver(let list, let claimed) = claim else {
+      if case .awaitTurn = claim { awaitTurn() }
+      return
+    }
     // One wave, as in `broadcast(_:)`.
     let context = DeliveryContext.current
     context.beginWave()
@@ -330,11 +385,24 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
 
   /// Delivers the queued broadcasts, batch after batch, then releases the
   /// lists replaced meanwhile and stops delivering.
+  ///
+  /// Past `DeliveryGate.handOffLimit` broadcasts of other threads, hands
+  /// the delivery over to a thread waiting for its turn (`awaitTurn()`)
+  /// as soon as one does, and returns, still `delivering`: a thread is
+  /// never held by another thread's endless writes to the same sender.
+  /// The taker goes on exactly where this thread stopped (the same
+  /// function, in a wave of its own), so the order of the broadcasts, the
+  /// lists retired meanwhile and the wakes of `awaitRunAlone(of:)` are
+  /// handled as if this thread had gone on; and since `delivering` never
+  /// clears in between, no other thread claims the delivery meanwhile.
   @usableFromInline
   func finishLocked() {
     let context = DeliveryContext.current
+    var othersDelivered = 0
     while true {
-      typealias Next = (batch: [Pending], list: Unmanaged<SlotList>?, retired: [SlotList], wakes: Bool)
+      typealias Next = (
+        batch: ArraySlice<Pending>, list: Unmanaged<SlotList>?, retired: [SlotList], wakes: Bool
+      )
       let (batch, list, retired, wakes) = state.withLock { state -> Next in
         // This thread no longer reads the lists it delivered from, nor
         // runs a chain without claiming its gate.
@@ -346,7 +414,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         // claim can change the word, and every other change holds the lock.
         let current = word.load(ordering: .relaxed)
         let pointer = current & ~Self.flags
-        if state.pending.isEmpty {
+        if state.pending.isEmpty, state.carried.isEmpty {
+          state.overLimit = false
           state.finishing = false
           word.store(pointer, ordering: .releasing)
           return ([], nil, retired, wakes)
@@ -357,8 +426,12 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         // the list either hold the lock or claim, which fails while
         // `delivering` is set.
         word.store(pointer | Self.delivering, ordering: .relaxed)
+        if !state.carried.isEmpty {
+          defer { state.carried = [] }
+          return (state.carried, Self.list(in: current), retired, wakes)
+        }
         defer { state.pending = [] }
-        return (state.pending, Self.list(in: current), retired, wakes)
+        return (state.pending[...], Self.list(in: current), retired, wakes)
       }
       _ = consume retired  // released outside the lock
       if wakes {
@@ -368,11 +441,64 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
       }
       if batch.isEmpty { return }
       guard let list else { continue }  // no observer left
-      for pending in batch {
+      for index in batch.indices {
+        let pending = batch[index]
+        if pending.sender != context.runner {
+          if othersDelivered >= DeliveryGate.handOffLimit {
+            let handsOver = state.withLock { state -> Bool in
+              state.overLimit = true
+              if state.waiters == 0 { return false }
+              state.carried = batch[index...]
+              state.handedOver = true
+              return true
+            }
+            if handsOver { return }
+          }
+          othersDelivered += 1
+        }
         context.run(with: pending.causes) {
           Self.deliver(pending.value, to: list, below: pending.limit, in: context)
         }
       }
+    }
+  }
+
+  /// For a thread whose broadcast was queued while the delivering thread
+  /// was past `DeliveryGate.handOffLimit`: waits, yielding its processor,
+  /// until that thread hands the delivery over (this thread then goes on
+  /// with `finishLocked()`), until the queue has been emptied, or for
+  /// `DeliveryGate.turnWait` at most (then the delivering thread delivers
+  /// the value, as before; the bound is what keeps a lock this thread
+  /// holds from deadlocking a handler).
+  ///
+  /// Why no broadcast is left behind: the delivering thread hands over
+  /// only when it finds a waiter under the lock, and every waiter looks
+  /// for a hand-over under the lock before it leaves, so one of them
+  /// takes it. Checked by `HandOffTests` and `JoinLivenessTests`.
+  @usableFromInline
+  func awaitTurn() {
+    let start = DispatchTime.now().uptimeNanoseconds
+    while true {
+      let timedOut = DispatchTime.now().uptimeNanoseconds &- start >= turnWait
+      // 0: wait on; 1: take the delivery; 2: leave.
+      let step = state.withLock { state -> Int in
+        if state.handedOver {
+          state.handedOver = false
+          state.waiters -= 1
+          return 1
+        }
+        if !state.overLimit || timedOut {
+          state.waiters -= 1
+          return 2
+        }
+        return 0
+      }
+      if step == 1 {
+        DeliveryContext.current.inWave { finishLocked() }
+        return
+      }
+      if step == 2 { return }
+      sched_yield()
     }
   }
 

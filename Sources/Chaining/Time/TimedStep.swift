@@ -16,7 +16,7 @@
 class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock; the rest are constants.
   // `downstream` runs only inside `gate`.
-  @usableFromInline let gate = DeliveryGate(held: false)
+  @usableFromInline let gate = DeliveryGate(held: false, handsOff: false)
   @usableFromInline let timers: ClockTimers<C>
   @usableFromInline let interval: C.Duration
   @usableFromInline let downstream: (Value) -> Void

@@ -298,7 +298,7 @@ import Testing
   /// whether the gate is claimed.
   private func queueAsAnotherThread(_ names: [String], in gate: DeliveryGate, to log: Recorder<String>) {
     for name in names {
-      gate.pending.append(DeliveryGate.Queued(causes: Causes(gates: [])) { log.append(name) })
+      gate.pending.append(DeliveryGate.Queued(causes: Causes(gates: []), sender: 1) { log.append(name) })
     }
     gate.requests.store(DeliveryGate.queued, ordering: .relaxed)
   }

@@ -1,0 +1,266 @@
+import Chaining
+import Dispatch
+import Foundation
+import Testing
+
+@testable import Chaining
+
+/// A thread runs at most `DeliveryGate.handOffLimit` values that other
+/// threads queued, at a gate or at a sender, before it hands over to a
+/// writer waiting for its turn, which runs the rest in order (issue #34).
+/// Before, the thread ran them all, for as long as they kept coming.
+@Suite struct HandOffTests {
+  private static let limit = DeliveryGate.handOffLimit
+  private static let others = 1_000
+  /// Only turns a hang into a failure.
+  private static let deadline: DispatchTimeInterval = .seconds(60)
+
+  /// Records each value with the thread that ran it, and signals once
+  /// `expected` values have run.
+  final class Runs: @unchecked Swift.Sendable {
+    // @unchecked: `runs` is touched only under `lock`.
+    private let lock = NSLock()
+    private var runs: [(value: Int, runner: Int)] = []
+    private let expected: Int
+    let all = DispatchSemaphore(value: 0)
+    /// Called after each value is recorded, on the thread that ran it.
+    nonisolated(unsafe) var onRun: (Int) -> Void = { _ in }
+    let lateThreads = Recorder<DispatchGroup>()
+
+    init(expected: Int) { self.expected = expected }
+
+    func record(_ value: Int) {
+      let runner = DeliveryContext.current.runner
+      let done = lock.withLock { () -> Bool in
+        runs.append((value, runner))
+        return runs.count == expected
+      }
+      if done { all.signal() }
+      onRun(value)
+    }
+
+    var values: [Int] { lock.withLock { runs.map(\.value) } }
+    func count(on runner: Int) -> Int { lock.withLock { runs.filter { $0.runner == runner }.count } }
+    func runners(of range: Range<Int>) -> [Int] {
+      lock.withLock { runs.filter { range.contains($0.value) }.map(\.runner) }
+    }
+    var waitForAll: Bool { all.wait(timeout: .now() + HandOffTests.deadline) == .success }
+  }
+
+  /// Sends `others` values from another thread while `hold` keeps the
+  /// first run (of -1) waiting on the writer's thread, then lets it go.
+  /// When the writer has run `limit` of them, a third thread writes one
+  /// more (`late`) and waits for its turn; the writer must then hand over
+  /// to it. Returns the writer's runner and the late thread's.
+  private func handOverScenario(
+    runs: Runs,
+    write: @escaping @Sendable () -> Void,
+    sendOther: @escaping @Sendable (Int) -> Void,
+    started: DispatchSemaphore,
+    hold: DispatchSemaphore,
+    lateWaits: @escaping @Sendable () -> Bool
+  ) -> (writer: Int, late: Int) {
+    let writer = Recorder<Int>()
+    let late = Recorder<Int>()
+    let writing = spawn {
+      writer.append(DeliveryContext.current.runner)
+      write()
+    }
+    started.wait()
+    spawn { for value in 0..<Self.queuedBeforeLimit { sendOther(value) } }.wait()
+    // The writer runs `limit` values; as it runs the next one (it has set
+    // `overLimit` by then, finding nobody waiting), the late thread writes
+    // and waits for its turn. That handler returns once it waits.
+    runs.onRun = { value in
+      guard value == Self.limit else { return }
+      let lateThread = spawn {
+        late.append(DeliveryContext.current.runner)
+        sendOther(Self.lateValue)
+      }
+      let deadline = DispatchTime.now() + Self.deadline
+      while !lateWaits(), DispatchTime.now() < deadline { sched_yield() }
+      runs.lateThreads.append(lateThread)
+    }
+    hold.signal()
+    writing.wait()
+    for thread in runs.lateThreads.history { thread.wait() }
+    return (writer.history[0], late.history[0])
+  }
+
+  private static let queuedBeforeLimit = 100
+  private static let lateValue = 1_000
+
+  @Test func aRunnerPastTheLimitHandsOverToAWriterWaitingItsTurn() {
+    let gate = DeliveryGate(held: false)
+    // Long enough that the waiter outlasts any hold-up of the machine.
+    gate.turnWait = 60_000_000_000
+    let runs = Runs(expected: Self.queuedBeforeLimit + 2)
+    let started = DispatchSemaphore(value: 0)
+    let hold = DispatchSemaphore(value: 0)
+    let body = blocking(runs, started: started, hold: hold)
+    let (writer, late) = handOverScenario(
+      runs: runs,
+      write: { gate.deliver(-1, to: body, in: .current) },
+      sendOther: { gate.deliver($0, to: body, in: .current) },
+      started: started,
+      hold: hold,
+      lateWaits: { ParkingLot.shared.withLock(gate) { gate.waiters } == 1 }
+    )
+    #expect(runs.waitForAll)
+    let expected = [-1] + Array(0..<Self.queuedBeforeLimit) + [Self.lateValue]
+    #expect(runs.values == expected)
+    // The writer ran its own value and the first `limit` + 1 of the
+    // others (the last while the late thread came); the late thread the
+    // rest, its own value included. Before, the writer ran them all.
+    #expect(runs.count(on: writer) == 1 + Self.limit + 1)
+    #expect(runs.count(on: late) == Self.queuedBeforeLimit - Self.limit - 1 + 1)
+  }
+
+  @Test func aBroadcastingThreadPastTheLimitHandsOverToABroadcasterWaitingItsTurn() {
+    let notifier = Notifier<Int>()
+    notifier.core.turnWait = 60_000_000_000
+    let runs = Runs(expected: Self.queuedBeforeLimit + 2)
+    let started = DispatchSemaphore(value: 0)
+    let hold = DispatchSemaphore(value: 0)
+    let observer = notifier.chain().do { value in
+      if value == -1 {
+        started.signal()
+        hold.wait()
+      }
+      runs.record(value)
+    }.end()
+    let (writer, late) = handOverScenario(
+      runs: runs,
+      write: { notifier.notify(value: -1) },
+      sendOther: { notifier.notify(value: $0) },
+      started: started,
+      hold: hold,
+      lateWaits: { notifier.core.state.withLock { $0.waiters } == 1 }
+    )
+    #expect(runs.waitForAll)
+    #expect(runs.values == [-1] + Array(0..<Self.queuedBeforeLimit) + [Self.lateValue])
+    #expect(runs.count(on: writer) == 1 + Self.limit + 1)
+    #expect(runs.count(on: late) == Self.queuedBeforeLimit - Self.limit - 1 + 1)
+    observer.invalidate()
+  }
+
+  @Test func withNobodyWaitingTheRunnerRunsEveryValueBeforeItReturns() {
+    // What the testing guide promises: once every writer has returned,
+    // every value has run. A runner past the limit hands over only to a
+    // writer that waits; when none does, it runs the rest itself.
+    let gate = DeliveryGate(held: false)
+    let runs = Runs(expected: 1_001)
+    let started = DispatchSemaphore(value: 0)
+    let hold = DispatchSemaphore(value: 0)
+    let body = blocking(runs, started: started, hold: hold)
+    let writing = spawn { gate.deliver(-1, to: body, in: .current) }
+    started.wait()
+    spawn { for value in 0..<1_000 { gate.deliver(value, to: body, in: .current) } }.wait()
+    hold.signal()
+    writing.wait()
+    #expect(runs.values == [-1] + Array(0..<1_000))
+    expectIdle(gate)
+  }
+
+  @Test func valuesARunnerQueuedItselfAreNotCounted() {
+    // A handler's writes to its own chain run before the write returns,
+    // however many there are, and nothing waits for them.
+    let gate = DeliveryGate(held: false)
+    let runs = Runs(expected: Self.others + 1)
+    let context = DeliveryContext.current
+    func body(_ value: Int) {
+      runs.record(value)
+      if value == 0 {
+        for next in 1...Self.others { gate.deliver(next, to: body, dropsEchoes: false, in: context) }
+      }
+    }
+    gate.deliver(0, to: body, in: context)
+    #expect(runs.count(on: context.runner) == Self.others + 1)
+    #expect(runs.values == Array(0...Self.others))
+    expectIdle(gate)
+  }
+
+  @Test func aHopGateNeverHandsOver() {
+    // A hop's steps must run on its queue or actor: a writer to its gate
+    // never waits for a turn, and its runner runs every queued value.
+    let gate = DeliveryGate(held: false, handsOff: false)
+    let runs = Runs(expected: 1_001)
+    let started = DispatchSemaphore(value: 0)
+    let hold = DispatchSemaphore(value: 0)
+    let body = blocking(runs, started: started, hold: hold)
+    let writer = Recorder<Int>()
+    let writing = spawn {
+      writer.append(DeliveryContext.current.runner)
+      gate.deliver(-1, to: body, in: .current)
+    }
+    started.wait()
+    spawn { for value in 0..<1_000 { gate.deliver(value, to: body, in: .current) } }.wait()
+    hold.signal()
+    writing.wait()
+    #expect(runs.count(on: writer.history[0]) == 1_001)
+    #expect(!ParkingLot.shared.withLock(gate) { gate.overLimit })
+  }
+
+  @Test func closeDropsWhatIsLeftAndReleasesWaiters() {
+    let gate = DeliveryGate(held: false)
+    let runs = Runs(expected: 1)
+    for value in 0..<Self.others {
+      gate.pending.append(DeliveryGate.Queued(causes: Causes(gates: []), sender: 1) { runs.record(value) })
+    }
+    gate.requests.store(DeliveryGate.queued, ordering: .relaxed)
+    gate.overLimit = true
+    gate.close()
+    let left = ParkingLot.shared.withLock(gate) { (gate.pending.count + gate.carried.count, gate.overLimit) }
+    #expect(left.0 == 0)
+    #expect(!left.1)
+    // A writer now finds the gate closed and neither runs nor waits.
+    gate.deliver(Self.others, to: { runs.record($0) }, in: .current)
+    #expect(runs.values == [])
+  }
+
+  @Test func syncWhileAnotherThreadWritesNonstopReturns() {
+    // The hostage of issue #34: `sync()` ran every value another thread
+    // queued at the new chain's gate while it fetched, for as long as
+    // they kept coming, and never returned.
+    let holder = ValueHolder(0)
+    let stop = Recorder<Bool>()
+    let producer = spawn {
+      var value = 0
+      while stop.count == 0 {
+        value += 1
+        holder.value = value
+      }
+    }
+    for _ in 0..<20 {
+      let done = DispatchSemaphore(value: 0)
+      let syncing = spawn {
+        let observer = holder.chain().do { _ in }.sync()
+        done.signal()
+        observer.invalidate()
+      }
+      #expect(done.wait(timeout: .now() + Self.deadline) == .success)
+      syncing.wait()
+    }
+    stop.append(true)
+    producer.wait()
+  }
+
+  /// A chain's body that records each value; its run of -1 signals
+  /// `started`, then waits for `hold`.
+  private func blocking(_ runs: Runs, started: DispatchSemaphore, hold: DispatchSemaphore) -> @Sendable (Int) -> Void {
+    { value in
+      if value == -1 {
+        started.signal()
+        hold.wait()
+      }
+      runs.record(value)
+    }
+  }
+
+  /// Checks that nobody runs `gate` and nothing is requested of it.
+  private func expectIdle(_ gate: DeliveryGate, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(gate.requests.load(ordering: .relaxed) == 0, sourceLocation: sourceLocation)
+    #expect(gate.word.load(ordering: .relaxed) == 0, sourceLocation: sourceLocation)
+    #expect(!ParkingLot.shared.withLock(gate) { gate.overLimit }, sourceLocation: sourceLocation)
+  }
+}
