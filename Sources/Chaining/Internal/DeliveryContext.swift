@@ -38,9 +38,13 @@ struct DeliveryContext {
     /// How many waves this thread is inside: deliveries of a write, and
     /// batches (see `Wave.swift`). Nonzero, a combine defers its value.
     @usableFromInline var wave = 0
-    /// How many combines wait in `deferred`: read on every wave's end, so
-    /// kept apart from the array.
+    /// How many combines wait in `deferred`, plus the gates in `turns`:
+    /// read on every wave's end, so kept apart from the arrays.
     @usableFromInline var deferredCount = 0
+    /// Gates whose queue this thread joined from inside a delivery while
+    /// their running thread was past its limit: it waits for its turn at
+    /// each once its wave ends (see `deferTurn(_:)`).
+    var turns: [DeliveryGate] = []
     /// The combines that changed in the current wave, in the order they
     /// first changed; sent when the wave ends.
     var deferred: [WaveFlush.Entry] = []

@@ -345,9 +345,11 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     // `word` and takes it out, so program order decides whether it is
     // there, and no other thread's mark equals it.
     let isRunner = word.load(ordering: .relaxed) & ~Self.alone == context.runner
-    // Only a thread outside every delivery may wait: one inside a
-    // delivery may hold a gate that the running thread's handlers feed.
-    let mayWait = handsOff && !isRunner && context.depth == 0
+    // A thread inside a delivery may hold a gate that the running thread's
+    // handlers feed: it waits only once its wave has ended, out of every
+    // delivery (`DeliveryContext.deferTurn(_:)`), so only inside a wave.
+    let nested = context.depth > 0
+    let mayWait = handsOff && !isRunner && (!nested || context.isInWave)
     let (flagged, waits) = ParkingLot.shared.withLock(self) { () -> (Bool, Bool) in
       // Relaxed: `queued` changes only under this lock. `closed` is set
       // outside it; a stale read lets in a value that is dropped all the
@@ -367,7 +369,11 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     }
     if isRunner { return }
     if waits {
-      awaitTurn(in: context)
+      if nested {
+        context.deferTurn(self)
+      } else {
+        awaitTurn(in: context, waits: true)
+      }
       return
     }
     guard flagged else { return }
@@ -401,9 +407,13 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// release and finds the gate idle (or claimed by a thread that will see
   /// `queued`). Checked by `HandOffTests` and `JoinLivenessTests`, under
   /// the thread sanitizer too.
-  private func awaitTurn(in context: DeliveryContext) {
+  ///
+  /// With `waits` false (a turn deferred to the end of a wave that ended
+  /// inside a delivery), it only leaves: takes itself out and tries to
+  /// claim once.
+  func awaitTurn(in context: DeliveryContext, waits: Bool) {
     let start = DispatchTime.now().uptimeNanoseconds
-    while true {
+    while waits {
       // Relaxed: only a guess; the claim decides.
       if word.load(ordering: .relaxed) & ~Self.alone == 0, let idle = claim(in: context) {
         ParkingLot.shared.withLock(self) { waiters -= 1 }

@@ -78,6 +78,18 @@ extension DeliveryContext {
     state.pointee.deferredCount += 1
   }
 
+  /// Waits for a turn at `gate` once this thread's wave ends: for a
+  /// writer inside a delivery whose value `gate` queued while its running
+  /// thread was past `DeliveryGate.handOffLimit`. Waiting there could
+  /// deadlock (this thread may hold a gate the running thread's handlers
+  /// feed); at the wave's end it holds none, and waits as a writer from
+  /// outside every delivery does. Already counted in the gate's waiters;
+  /// the turn takes it out.
+  func deferTurn(_ gate: DeliveryGate) {
+    state.pointee.turns.append(gate)
+    state.pointee.deferredCount += 1
+  }
+
   /// Sends the deferred combines, lowest rank first (ties in the order
   /// they first changed), until none is left.
   ///
@@ -87,12 +99,21 @@ extension DeliveryContext {
   /// higher than that of every combine whose sending reached it (it learns
   /// `level`), so a combine that reads what another one writes is sent
   /// after it, with that write's value: never a pair mixing old and new.
+  ///
+  /// Then, or in between, waits for this thread's turns (`deferTurn(_:)`).
   @usableFromInline
   func flushWave() {
     state.pointee.wave += 1
     while state.pointee.deferredCount != 0 {
-      let entry = takeLowestRanked()
       state.pointee.deferredCount -= 1
+      if state.pointee.deferred.isEmpty {
+        let gate = state.pointee.turns.removeFirst()
+        // Outside every delivery, as a writer that waits at once; inside
+        // one (a wave that ended within a run), it only tries its turn.
+        gate.awaitTurn(in: self, waits: depth == 0)
+        continue
+      }
+      let entry = takeLowestRanked()
       let saved = state.pointee.level
       state.pointee.level = entry.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) } + 1
       // Through the gate the combine's sides ran under, as any value of

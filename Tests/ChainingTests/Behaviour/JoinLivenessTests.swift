@@ -25,13 +25,12 @@ import Testing
     var testDescription: String { rawValue }
   }
 
-  /// Which side crosses a hop (`receive(on:)`). Only `none` is checked
-  /// here: with a hop, the thread of the hop's queue runs the join's gate
-  /// and takes the other side's values, which come from inside that
-  /// side's delivery and so never wait for a turn; that thread can still
-  /// be held (1 round in about 100 stalled), which is left for later.
+  /// Which side crosses a hop (`receive(on:)`): then the thread of the
+  /// hop's queue runs the join's own gate, and the other side's values
+  /// reach that gate from inside their delivery (they wait for their turn
+  /// at the end of their wave).
   enum Hop: String, CaseIterable, CustomTestStringConvertible {
-    case none
+    case none, left, right
     var testDescription: String { rawValue }
   }
 
@@ -67,8 +66,8 @@ import Testing
     _ queue: DispatchQueue,
     _ counts: SideCounts
   ) -> Observer {
-    let first = left.chain()
-    let second = right.chain()
+    let first = hop == .left ? left.chain().receive(on: queue) : left.chain()
+    let second = hop == .right ? right.chain().receive(on: queue) : right.chain()
     switch join {
     case .merge:
       // Each producer writes its side in the lowest bit.
