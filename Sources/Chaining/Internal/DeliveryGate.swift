@@ -91,12 +91,6 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// Runs queued while the chain was running. Guarded by the stripe's lock.
   @usableFromInline @exclusivity(unchecked) var pending: [Queued] = []
 
-  /// The rest of a batch of `pending` that a thread stopped running when
-  /// it handed the gate over: run before `pending`, by the next thread
-  /// that holds the gate. Guarded by the stripe's lock; `queued` stays set
-  /// while it has values.
-  @exclusivity(unchecked) var carried: ArraySlice<Queued> = []
-
   /// Set by a thread holding the gate once it has run `handOffLimit`
   /// values of other threads and found more; cleared when the queue is
   /// emptied or dropped. While it is set, a writer from outside the chain
@@ -453,7 +447,8 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// once it has run `handOffLimit` values of other threads, it sets
   /// `overLimit` and, before each further value of another thread, looks
   /// for a writer waiting for its turn: when there is one, it keeps that
-  /// value and the rest in `carried` (`queued` stays set) and returns
+  /// value and the rest at the head of `pending` (`queued` stays set; the
+  /// copy is short, as writers wait while the queue is long) and returns
   /// false. The calling thread holds the gate.
   @usableFromInline
   func runPending(in context: DeliveryContext) -> Bool {
@@ -463,10 +458,6 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     var othersRun = 0
     while true {
       let batch = ParkingLot.shared.withLock(self) { () -> ArraySlice<Queued> in
-        if !carried.isEmpty {
-          defer { carried = [] }
-          return carried
-        }
         if pending.isEmpty {
           // Relaxed: under the stripe's lock, as every change of `queued`
           // and every read of the queue it stands for.
@@ -488,7 +479,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
             let handsOver = ParkingLot.shared.withLock(self) { () -> Bool in
               overLimit = true
               if waiters == 0 { return false }
-              carried = batch[index...]
+              pending.insert(contentsOf: batch[index...], at: 0)
               return true
             }
             if handsOver { return false }
@@ -554,19 +545,14 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// `close()` when a run may be in progress or values are queued: drops
   /// the queue, then waits for the run unless that could deadlock.
   private func closeBusy(running: Bool) {
-    let (dropped, droppedCarried) = ParkingLot.shared.withLock(self) { () -> ([Queued], ArraySlice<Queued>) in
+    let dropped = ParkingLot.shared.withLock(self) { () -> [Queued] in
       // Relaxed: under the stripe's lock, as in `runPending`.
       requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
       overLimit = false
-      defer {
-        pending = []
-        carried = []
-      }
-      return (pending, carried)
+      defer { pending = [] }
+      return pending
     }
-    // Released here, outside the lock.
-    _ = consume dropped
-    _ = consume droppedCarried
+    _ = consume dropped  // released here, outside the lock
     guard running, DeliveryContext.current.depth == 0 else { return }
     requests.bitwiseOr(Self.waiting, ordering: .sequentiallyConsistent)
     // The heavy side: after it, either the runner sees `waiting` when it
