@@ -25,7 +25,8 @@ import Android
 ///   at once.
 /// - When the chain is running (on another thread, or further up this
 ///   thread's stack), the value is queued and run right after the values
-///   before it. The sending thread never blocks, so chains feeding each
+///   before it. The sending thread does not wait for the runner (but for
+///   its turn, 1 ms at most, past `handOffLimit`), so chains feeding each
 ///   other from several threads cannot deadlock.
 /// - A thread that holds the gate runs at most `handOffLimit` values that
 ///   other threads queued, then hands the gate over to one of those

@@ -48,7 +48,10 @@ extension Sendable {
   /// this object is already delivering a value:
   /// - If another thread is delivering for this object, `value` is queued and
   ///   that thread delivers it right after; `broadcast(value:)` returns at
-  ///   once and never blocks.
+  ///   once, unless that thread has already delivered 64 values of other
+  ///   threads in a row: it then waits for its turn to deliver, 1 ms at
+  ///   most (see Threading.md, "No thread is held by another thread's
+  ///   writes").
   /// - If a handler on this thread broadcasts on the object that is
   ///   delivering to it, `value` is queued the same way and delivered as soon
   ///   as the current value has reached every chain.
