@@ -245,6 +245,38 @@ import Testing
     producer.wait()
   }
 
+  @Test func aSelectionWriteWhileTheInnerSourcesAreWrittenNonstopReturns() {
+    // Issue #34: a thread that wrote a `flatMapLatest` selection while
+    // another thread wrote the inner source nonstop never returned.
+    let inners = [ValueHolder(0), ValueHolder(0)]
+    let selection = ValueHolder(0)
+    let received = Recorder<Int>()
+    let observer = selection.chain().flatMapLatest { inners[$0].chain() }.do { received.append($0) }.sync()
+    let stop = Recorder<Bool>()
+    let producers = (0..<2).map { index in
+      spawn {
+        var value = 0
+        while stop.count == 0 {
+          value += 1
+          inners[index].value = value
+        }
+      }
+    }
+    for write in 1...20 {
+      let done = DispatchSemaphore(value: 0)
+      let writer = spawn {
+        selection.value = write % 2
+        done.signal()
+      }
+      #expect(done.wait(timeout: .now() + Self.deadline) == .success)
+      writer.wait()
+    }
+    stop.append(true)
+    for producer in producers { producer.wait() }
+    #expect(received.count > 0)
+    observer.invalidate()
+  }
+
   /// A chain's body that records each value; its run of -1 signals
   /// `started`, then waits for `hold`.
   private func blocking(_ runs: Runs, started: DispatchSemaphore, hold: DispatchSemaphore) -> @Sendable (Int) -> Void {
