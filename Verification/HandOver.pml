@@ -33,9 +33,16 @@
  *               a thread holding the gate eventually releases it: no
  *               thread is held by other threads' endless writes.
  *   returns     (LTL) H eventually returns. Does NOT hold, and is not
- *               checked by Verification/check: see Reliability.md (H can
- *               release and claim again for ever when the queue empties
- *               before each of its releases).
+ *               checked by Verification/check: H hands over (release,
+ *               then `waiters` under the lock); before H takes the lock,
+ *               the waiter claims, takes itself out of `waiters`, runs
+ *               the queue and releases; H finds `waiters` 0, takes that
+ *               for "the waiter left", claims again and runs the endless
+ *               writer's next values; past the limit it hands over again,
+ *               and so on. The gate changes hands each round (`released`
+ *               holds; H runs at most HANDOFF + 1 values of others per
+ *               claim), but H's write need not return. See
+ *               Documentation/Reliability.md.
  *
  * Configurations (-D flags):
  *   NV=n        values per producer (0: without end)
@@ -120,15 +127,18 @@ byte pending[CAP];       /* `pending`, guarded by the stripe's lock */
 byte npending = 0;
 bit overLimit = 0;       /* guarded by the stripe's lock */
 byte waiters = 0;        /* guarded by the stripe's lock */
-bit gstripe = 0;         /* the gate's ParkingLot stripe lock */
 
 /* What the properties watch */
 byte inHandler = 0;
 byte nextSeq[NS];        /* per sender: the number of the next value to run */
 bit hReturned = 0;
 
-inline lock(l)   { atomic { l == 0 -> l = 1 } }
-inline unlock(l) { l = 0 }
+/* A critical section under the stripe's lock, as one atomic step: none
+ * blocks inside, and a lock variable would let spin, under weak fairness,
+ * keep a thread from a lock that another takes and releases again and
+ * again (a real lock serves its waiters) */
+#define lock(l) atomic { skip
+#define unlock(l) }
 
 /* The chain's handler: never two at once; each sender's values once each,
  * in order */
@@ -150,44 +160,39 @@ inline claim(me) {
 /* DeliveryGate.runPending: res 1 when it emptied the queue, 0 when it
  * stopped for a waiter (the value it would run left at the head) */
 inline runPending(me) {
+  /* the critical section: take the head, or stop for a waiter, or clear
+   * QUEUED and overLimit on an empty queue */
   othersRun = 0;
   do
-  :: lock(gstripe);
-     if
-     :: npending == 0 ->
-        requests = requests & ~QUEUED;
-        overLimit = 0;
-        unlock(gstripe);
-        res = 1;
-        x = 0;
-        break
-     :: else ->
-        x = pending[0];
-        if
-        :: HANDSOFF && SENDER(x) != me && othersRun >= HANDOFF ->
-           overLimit = 1;
-           stop = (waiters > 0)
-        :: else -> stop = 0
-        fi;
-        if
-        :: stop -> unlock(gstripe); res = 0; x = 0; stop = 0; break
-        :: else ->
-           d_step {
+  :: atomic {
+       if
+       :: npending == 0 ->
+          requests = requests & ~QUEUED; overLimit = 0; res = 1; x = 0; stop = 1
+       :: else ->
+          x = pending[0];
+          if
+          :: HANDSOFF && SENDER(x) != me && othersRun >= HANDOFF ->
+             overLimit = 1; stop = (waiters > 0)
+          :: else -> stop = 0
+          fi;
+          if
+          :: stop -> res = 0; x = 0
+          :: else ->
              i = 0;
              do
              :: i + 1 < npending -> pending[i] = pending[i + 1]; i++
              :: else -> break
              od;
-             npending--;
-             pending[npending] = 0;
-             i = 0
-           };
-           unlock(gstripe);
-           /* counted up to the limit only: the same comparisons, fewer states */
-           if :: SENDER(x) != me && othersRun < HANDOFF -> othersRun++ :: else -> skip fi;
-           handler(x);
-           x = 0
-        fi
+             npending--; pending[npending] = 0; i = 0
+          fi
+       fi
+     };
+     if
+     :: stop -> stop = 0; break
+     :: else ->
+        if :: SENDER(x) != me && othersRun < HANDOFF -> othersRun++ :: else -> skip fi;
+        handler(x);
+        x = 0
      fi
   od
 }
@@ -237,10 +242,7 @@ inline awaitTurn(me) {
         took = 1;
         break
      :: else ->
-        /* under the lock: a read while nobody holds it (taking it here
-         * would let this loop keep the lock from the others for ever,
-         * under weak fairness) */
-        atomic { gstripe == 0 -> goesOn = overLimit };
+        lock(gstripe); goesOn = overLimit; unlock(gstripe);
         if
         :: !goesOn -> break
         :: TIMEOUT -> break
