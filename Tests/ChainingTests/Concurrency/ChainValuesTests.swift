@@ -225,7 +225,8 @@ import Testing
 
   @Test func aForAwaitLoopDoesNotKeepItsSourceAlive() async {
     var holder: ValueHolder<Int>? = ValueHolder(1)
-    weak let weakHolder = holder
+    weak var weakHolder: ValueHolder<Int>?
+    weakHolder = holder
     let received = Delivered<Int>()
     let loop = Task { [weak holder] in
       var seen: [Int] = []
