@@ -2,9 +2,12 @@
  * The hand-over of a chain's gate to a writer waiting for its turn
  * (issue #34), in Sources/Chaining/Internal/DeliveryGate.swift:
  * `runPending` (past `handOffLimit`: `overLimit`, `waiters`, the value put
- * back at the head of `pending`), `drain`, `handOver(leaving:)`,
- * `runRequested`, `queue` (a writer registers as a waiter in the critical
- * section of its append) and `awaitTurn(in:waits:)`.
+ * back at the head of `pending`; one count per call), `drain`,
+ * `handOver(leaving:turns:)` (`turnsTaken`), `endCount`, `runRequested`,
+ * `queue` (a writer registers as a waiter in the critical section of its
+ * append) and `awaitTurn(in:waits:)`. Verification/JoinedChain.pml checks
+ * the same protocol with a combine's wave flush, and the mutants of the
+ * count per call, `turnsTaken` and `overLimit` kept past the count.
  *
  * Checked by spin: `Verification/check` builds it once per configuration
  * below and fails when spin finds an error, or when a mutant passes. See
@@ -33,16 +36,20 @@
  *               a thread holding the gate eventually releases it: no
  *               thread is held by other threads' endless writes.
  *   returns     (LTL) H eventually returns. Does NOT hold, and is not
- *               checked by Verification/check: H hands over (release,
- *               then `waiters` under the lock); before H takes the lock,
- *               the waiter claims, takes itself out of `waiters`, runs
- *               the queue and releases; H finds `waiters` 0, takes that
- *               for "the waiter left", claims again and runs the endless
- *               writer's next values; past the limit it hands over again,
- *               and so on. The gate changes hands each round (`released`
- *               holds; H runs at most HANDOFF + 1 values of others per
- *               claim), but H's write need not return. See
- *               Documentation/Reliability.md.
+ *               checked by Verification/check. The trail of 2ce3009 (H
+ *               hands over; the waiter claims, runs the queue and releases
+ *               before H looks at `waiters`; H takes the 0 for "the waiter
+ *               left" and claims again, for ever) is closed by
+ *               `turnsTaken`. What is left: H, past the limit, releases
+ *               and sees `queued` (P1 wrote while H held the gate); P1
+ *               claims and runs it before H claims again, and writes its
+ *               next value just as H holds the gate again: H can keep
+ *               claiming, finding the queue emptied, for ever. The gate
+ *               changes hands each round (`released` holds; H runs at
+ *               most HANDOFF + 1 values of others per call), but H's
+ *               write need not return. JoinedChain.pml's PROPOSED design
+ *               (a generation in `word`: claim again only if nobody
+ *               claimed since) closes it. See Documentation/Reliability.md.
  *
  * Configurations (-D flags):
  *   NV=n        values per producer (0: without end)
@@ -127,6 +134,11 @@ byte pending[CAP];       /* `pending`, guarded by the stripe's lock */
 byte npending = 0;
 bit overLimit = 0;       /* guarded by the stripe's lock */
 byte waiters = 0;        /* guarded by the stripe's lock */
+/* `turnsTaken`, guarded by the stripe's lock: Swift compares a counter
+ * with a copy taken when the holder decided to hand over (it wraps at
+ * 2^64); the model keeps, per thread, whether a turn was taken since its
+ * copy (bit `me`), so that a cycle of turns cannot bring a counter back */
+byte turnsSince = 0;
 
 /* What the properties watch */
 byte inHandler = 0;
@@ -162,17 +174,20 @@ inline claim(me) {
 inline runPending(me) {
   /* the critical section: take the head, or stop for a waiter, or clear
    * QUEUED and overLimit on an empty queue */
-  othersRun = 0;
+  /* `othersRun`: the caller's count, for its whole call */
   do
   :: atomic {
        if
        :: npending == 0 ->
-          requests = requests & ~QUEUED; overLimit = 0; res = 1; x = 0; stop = 1
+          requests = requests & ~QUEUED;
+          /* past the count, left set until the call ends (`endCount`) */
+          if :: othersRun < HANDOFF -> overLimit = 0 :: else -> skip fi;
+          res = 1; x = 0; stop = 1
        :: else ->
           x = pending[0];
           if
           :: HANDSOFF && SENDER(x) != me && othersRun >= HANDOFF ->
-             overLimit = 1; stop = (waiters > 0)
+             overLimit = 1; stop = (waiters > 0); turnsSince = turnsSince & ~(1 << me)
           :: else -> stop = 0
           fi;
           if
@@ -205,8 +220,15 @@ inline handOver(me) {
 #ifdef MUTANT_HANDOVER_NO_RECHECK
   w = 1
 #else
-  lock(gstripe); w = (waiters > 0); unlock(gstripe)
+  /* or a waiter has taken its turn since the decision (`turnsTaken`) */
+  lock(gstripe); w = (waiters > 0 || (turnsSince & (1 << me)) != 0); unlock(gstripe)
 #endif
+}
+
+/* DeliveryGate.endCount: a call past the limit that released the gate
+ * with nothing queued clears the `overLimit` it left set */
+inline endCount() {
+  if :: othersRun >= HANDOFF -> lock(gstripe); overLimit = 0; unlock(gstripe) :: else -> skip fi
 }
 
 /* DeliveryGate.drain(in:claimed:): `claimed` set when already claimed */
@@ -222,7 +244,7 @@ inline drain(me) {
         :: res ->
            runner = 0;
            /* the read of `requests`, tested at once */
-           if :: (requests & QUEUED) == 0 -> break :: else -> skip fi
+           if :: (requests & QUEUED) == 0 -> endCount(); break :: else -> skip fi
         :: else ->
            handOver(me);
            if :: w -> break :: else -> skip fi
@@ -237,7 +259,8 @@ inline awaitTurn(me) {
   :: claim(me);
      if
      :: claimed ->
-        lock(gstripe); waiters--; unlock(gstripe);
+        lock(gstripe); waiters--; turnsSince = 7 << 1; unlock(gstripe);
+        othersRun = 0;   /* a count of its own */
         drain(me);
         took = 1;
         break
@@ -255,7 +278,7 @@ inline awaitTurn(me) {
   :: else ->
      lock(gstripe); waiters--; unlock(gstripe);
 #ifndef MUTANT_WAITER_LEAVES_WITHOUT_DRAIN
-     drain(me)
+     othersRun = 0; drain(me)
 #else
      skip
 #endif
@@ -276,7 +299,7 @@ inline queue(me, v) {
   unlock(gstripe);
   if
   :: waits -> awaitTurn(me)
-  :: !waits && flagged -> claimed = 0; drain(me)
+  :: !waits && flagged -> claimed = 0; othersRun = 0; drain(me)
   :: else -> skip
   fi
 }
@@ -289,17 +312,22 @@ inline release(me) {
 
 /* DeliveryGate.deliver: runIfIdle (with runRequested), else queue */
 inline deliver(me, v) {
+  othersRun = 0;
   claim(me);
   if
   :: claimed ->
      claimed = 0;
      if
-     :: requests == 0 -> handler(v); release(me)
+     :: requests == 0 -> handler(v); release(me)   /* a fresh count */
      :: else ->
         /* runRequested */
         runPending(me);
         if
-        :: res -> handler(v); release(me)
+        :: res ->
+           handler(v);
+           /* the release, the count carried on to the drain */
+           runner = 0;
+           if :: (requests & QUEUED) != 0 -> claimed = 0; drain(me) :: else -> endCount() fi
         :: else ->
            handOver(me);
            if :: !w -> claimed = 0; drain(me) :: else -> skip fi;

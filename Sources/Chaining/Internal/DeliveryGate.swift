@@ -93,14 +93,31 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @usableFromInline @exclusivity(unchecked) var pending: [Queued] = []
 
   /// Set by a thread holding the gate once it has run `handOffLimit`
-  /// values of other threads and found more; cleared when the queue is
-  /// emptied or dropped. While it is set, a writer from outside the chain
-  /// whose value is queued waits for its turn (`awaitTurn(in:)`). Guarded
-  /// by the stripe's lock.
+  /// values of other threads and found more; cleared when a thread that
+  /// is under that limit empties the queue, or when the queue is dropped.
+  /// A thread past the limit that empties the queue leaves it set until
+  /// it has released the gate and found nothing queued (`endCount`): a
+  /// writer that queues in between waits for its turn, and the thread,
+  /// claiming again for that value, hands over to it rather than run on
+  /// (else a writer that queued one value each time could hold it for
+  /// ever in `drain`'s loop: `MUTANT_CLEARS_ON_EMPTY` in
+  /// `Verification/JoinedChain.pml`). While it is set, a writer from
+  /// outside the chain whose value is queued waits for its turn
+  /// (`awaitTurn(in:)`). Guarded by the stripe's lock.
   @exclusivity(unchecked) var overLimit = false
 
   /// The writers waiting in `awaitTurn(in:)`. Guarded by the stripe's lock.
   @exclusivity(unchecked) var waiters = 0
+
+  /// How many turns waiters have taken (claimed the gate in
+  /// `awaitTurn(in:)`), wrapping. A thread that hands over notes it when
+  /// it decides to; `handOver` compares: a waiter that took the gate, ran
+  /// the queue and left before the thread looked again is not one that
+  /// gave up, and the thread must not claim again (else it could be held
+  /// for ever, claiming again after each such turn, its own value never
+  /// run: `MUTANT_NO_TURNS` in `Verification/JoinedChain.pml`). Guarded by
+  /// the stripe's lock.
+  @exclusivity(unchecked) var turnsTaken = 0
 
   /// How many values queued by other threads a thread runs, each time it
   /// holds the gate, before it hands the gate over to a writer waiting for
@@ -115,6 +132,13 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// The longest a writer waits for its turn in `awaitTurn(in:)`, in
   /// nanoseconds: 1 ms.
   static let turnWait: UInt64 = 1_000_000
+
+  /// For tests: called on the thread that holds the gate in `drain`, when
+  /// it has emptied the queue, before it releases the gate: a seam that
+  /// widens the window in which a writer can queue one more value. Set
+  /// only by tests, before the gates they watch are used; read only on
+  /// that slow path.
+  nonisolated(unsafe) static var emptiedForTests: ((DeliveryGate) -> Void)?
 
   /// `turnWait`, which only tests change (before any value arrives), so
   /// that a waiter outlasts a thread that the machine's load holds back.
@@ -297,17 +321,30 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   func runRequested<Value>(_ value: Value, _ body: (Value) -> Void, leaving idle: Int, in context: DeliveryContext)
     -> Bool
   {
-    if !isClosed, !runPending(in: context) {
-      // Handed over. When the waiter left meanwhile, nobody holds the
-      // gate: run the queue on as `drain` does.
-      if !handOver(leaving: idle) { drain(in: context) }
+    var othersRun = 0
+    if !isClosed, case .handedOver(let turns) = runPending(in: context, othersRun: &othersRun) {
+      // Handed over. When the waiter left meanwhile without its turn,
+      // nobody holds the gate: run the queue on as `drain` does, on the
+      // same count.
+      if !handOver(leaving: idle, turns: turns) { drain(in: context, othersRun: othersRun) }
       return false
     }
     if isClosed {
       release(to: idle, in: context)
-    } else {
-      run(value, body, leaving: idle, in: context)
+      return true
     }
+    // `run`, with the count carried on to the queue found at the release.
+    context.enter(self)
+    body(value)
+    context.popCause()
+    let requested = releaseReadingRequests(to: idle)
+    wakeCloser(if: requested)
+    if requested & Self.queued != 0 {
+      drain(in: context, othersRun: othersRun)
+    } else {
+      endCount(othersRun)
+    }
+    context.leave()
     return true
   }
 
@@ -411,7 +448,13 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     while waits {
       // Relaxed: only a guess; the claim decides.
       if word.load(ordering: .relaxed) & ~Self.alone == 0, let idle = claim(in: context) {
-        ParkingLot.shared.withLock(self) { waiters -= 1 }
+        ParkingLot.shared.withLock(self) {
+          waiters -= 1
+          turnsTaken &+= 1
+        }
+        // A count of its own: a turn runs up to `handOffLimit` values of
+        // others, so two threads past the limit cannot hand the gate back
+        // and forth without running anything.
         drain(in: context, claimed: idle)
         return
       }
@@ -427,49 +470,82 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// the thread that claimed it sees `queued` and takes over. Past
   /// `handOffLimit`, hands the gate over to a waiting writer. With
   /// `claimed`, the calling thread has claimed the gate already, leaving
-  /// it to that idle value.
+  /// it to that idle value. `othersRun`: how many values of other threads
+  /// this call has run already (see `runPending`).
   @usableFromInline
-  func drain(in context: DeliveryContext, claimed: Int? = nil) {
+  func drain(in context: DeliveryContext, claimed: Int? = nil, othersRun: Int = 0) {
+    // One count for the whole call, claims again included: counted per
+    // claim, a thread that finds one more value each time it releases
+    // would never reach the limit (`MUTANT_COUNT_PER_CLAIM` in
+    // `Verification/JoinedChain.pml`).
+    var othersRun = othersRun
     var next = claimed ?? claim(in: context)
     while let idle = next {
-      if runPending(in: context) {
+      switch runPending(in: context, othersRun: &othersRun) {
+      case .emptied:
+        Self.emptiedForTests?(self)
         let requested = releaseReadingRequests(to: idle)
         wakeCloser(if: requested)
-        if requested & Self.queued == 0 { return }
-      } else if handOver(leaving: idle) {
-        return
+        if requested & Self.queued == 0 {
+          endCount(othersRun)
+          return
+        }
+      case .handedOver(let turns):
+        if handOver(leaving: idle, turns: turns) { return }
       }
       next = claim(in: context)
     }
   }
 
+  /// At the end of a call that released the gate with nothing queued:
+  /// clears `overLimit` when this call left it set (see there). A thread
+  /// that has claimed the gate since and is past the limit sets it again
+  /// at its next value of another thread.
+  func endCount(_ othersRun: Int) {
+    if othersRun >= Self.handOffLimit {
+      ParkingLot.shared.withLock(self) { overLimit = false }
+    }
+  }
+
+  /// How `runPending` ended.
+  @usableFromInline
+  enum PendingRun {
+    /// The queue is empty, and `queued` clear.
+    case emptied
+    /// Stopped for a waiter, past `handOffLimit`, with values left at the
+    /// head of the queue; `turns` is `turnsTaken` as it was then.
+    case handedOver(turns: Int)
+  }
+
   /// Runs what was queued, batch after batch, until the queue is empty;
-  /// then clears `queued` and returns true. On a gate that `handsOff`,
-  /// once it has run `handOffLimit` values of other threads, it sets
+  /// then clears `queued` and returns `.emptied`. On a gate that
+  /// `handsOff`, once `othersRun` (the values of other threads run by the
+  /// caller's call, this one's added) reaches `handOffLimit`, it sets
   /// `overLimit` and, before each further value of another thread, looks
   /// for a writer waiting for its turn: when there is one, it keeps that
   /// value and the rest at the head of `pending` (`queued` stays set; the
   /// copy is short, as writers wait while the queue is long) and returns
-  /// false. The calling thread holds the gate.
+  /// `.handedOver`. The calling thread holds the gate.
   @usableFromInline
-  func runPending(in context: DeliveryContext) -> Bool {
+  func runPending(in context: DeliveryContext, othersRun: inout Int) -> PendingRun {
     // Inside a delivery: a `close()` from a queued run must not wait.
     context.depth += 1
     defer { context.depth -= 1 }
-    var othersRun = 0
     while true {
+      let pastLimit = othersRun >= Self.handOffLimit
       let batch = ParkingLot.shared.withLock(self) { () -> ArraySlice<Queued> in
         if pending.isEmpty {
           // Relaxed: under the stripe's lock, as every change of `queued`
           // and every read of the queue it stands for.
           requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
-          overLimit = false
+          // Past the limit, left set (see `overLimit`).
+          if !pastLimit { overLimit = false }
           return []
         }
         defer { pending = [] }
         return pending[...]
       }
-      if batch.isEmpty { return true }
+      if batch.isEmpty { return .emptied }
       for index in batch.indices {
         // Closed meanwhile: `closeBusy` emptied the queue; the rest of
         // this batch is dropped with it.
@@ -477,13 +553,13 @@ final class DeliveryGate: @unchecked Swift.Sendable {
         let queued = batch[index]
         if handsOff, queued.sender != context.runner {
           if othersRun >= Self.handOffLimit {
-            let handsOver = ParkingLot.shared.withLock(self) { () -> Bool in
+            let turns = ParkingLot.shared.withLock(self) { () -> Int? in
               overLimit = true
-              if waiters == 0 { return false }
+              if waiters == 0 { return nil }
               pending.insert(contentsOf: batch[index...], at: 0)
-              return true
+              return turnsTaken
             }
-            if handsOver { return false }
+            if let turns { return .handedOver(turns: turns) }
           }
           othersRun += 1
         }
@@ -493,13 +569,15 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   }
 
   /// Releases the gate to `idle` with values still queued, for a writer
-  /// waiting its turn; returns whether one still waits (it claims next).
-  /// When none does any more, the caller must claim again and run on (see
+  /// waiting its turn; returns whether one still waits (it claims next),
+  /// or one has taken its turn since `turnsTaken` was `turns` (it ran the
+  /// queue, and sees `queued` if it is not empty when it releases). When
+  /// neither, the caller must claim again and run on (see
   /// `awaitTurn(in:)` for why this loses nothing).
-  func handOver(leaving idle: Int) -> Bool {
+  func handOver(leaving idle: Int, turns: Int) -> Bool {
     let requested = releaseReadingRequests(to: idle)
     wakeCloser(if: requested)
-    return ParkingLot.shared.withLock(self) { waiters > 0 }
+    return ParkingLot.shared.withLock(self) { waiters > 0 || turnsTaken != turns }
   }
 
   /// Opens the gate once the chain is finished: runs `first` (the fetches of

@@ -93,13 +93,8 @@ import Testing
   private static let lateValue = 1_000
 
   @Test func aRunnerPastTheLimitHandsOverToAWriterWaitingItsTurn() {
-    let gate = DeliveryGate(held: false)
-    // Long enough that the waiter outlasts any hold-up of the machine.
-    gate.turnWait = 60_000_000_000
     let runs = Runs(expected: Self.queuedBeforeLimit + 2)
-    let started = DispatchSemaphore(value: 0)
-    let hold = DispatchSemaphore(value: 0)
-    let body = blocking(runs, started: started, hold: hold)
+    let (gate, started, hold, body) = patientGate(runs)
     let (writer, late) = handOverScenario(
       runs: runs,
       write: { gate.deliver(-1, to: body, in: .current) },
@@ -162,6 +157,76 @@ import Testing
     writing.wait()
     #expect(runs.values == [-1] + Array(0..<1_000))
     expectIdle(gate)
+  }
+
+  @Test func aRunnerPastTheLimitThatFindsOneMoreValueAtItsReleaseHandsOver() {
+    // Found by `Verification/JoinedChain.pml` (`reaches`): a runner that
+    // had emptied the queue cleared `overLimit`, and counted afresh when it
+    // claimed again for a value queued before its release, so a writer
+    // queuing one value at a time there held it for ever. Now the count
+    // spans the whole call and `overLimit` stays set until the runner
+    // leaves: the writer waits, and the runner hands over to it.
+    let runs = Runs(expected: Self.queuedBeforeLimit + 2)
+    let (gate, started, hold, body) = patientGate(runs)
+    let writer = Recorder<Int>()
+    let late = Recorder<Int>()
+    let lateThreads = Recorder<DispatchGroup>()
+    let writing = spawn {
+      writer.append(DeliveryContext.current.runner)
+      gate.deliver(-1, to: body, in: .current)
+    }
+    started.wait()
+    spawn { for value in 0..<Self.queuedBeforeLimit { gate.deliver(value, to: body, in: .current) } }.wait()
+    let seam = Recorder<Bool>()
+    DeliveryGate.emptiedForTests = { emptied in
+      guard emptied === gate, seam.count == 0 else { return }
+      seam.append(true)
+      let done = Recorder<Bool>()
+      lateThreads.append(
+        spawn {
+          late.append(DeliveryContext.current.runner)
+          gate.deliver(Self.lateValue, to: body, in: .current)
+          done.append(true)
+        }
+      )
+      // Until the late writer waits for its turn (or, before the fix,
+      // returns at once, its value queued for the runner).
+      let deadline = DispatchTime.now() + Self.deadline
+      while ParkingLot.shared.withLock(gate, { gate.waiters }) == 0, done.count == 0, DispatchTime.now() < deadline {
+        sched_yield()
+      }
+    }
+    hold.signal()
+    writing.wait()
+    for thread in lateThreads.history { thread.wait() }
+    DeliveryGate.emptiedForTests = nil
+    #expect(runs.waitForAll)
+    #expect(runs.values == [-1] + Array(0..<Self.queuedBeforeLimit) + [Self.lateValue])
+    #expect(runs.count(on: writer.history[0]) == 1 + Self.queuedBeforeLimit)
+    #expect(runs.runners(of: Self.lateValue..<Self.lateValue + 1) == [late.history[0]])
+    expectIdle(gate)
+  }
+
+  @Test func aRunnerDoesNotClaimAgainAfterAWaiterTookItsTurn() {
+    // Found by `Verification/HandOver.pml` and `JoinedChain.pml`: a runner handing
+    // over releases the gate, then looks for the waiter; one that has
+    // claimed, run the queue and left by then is not one that gave up, so
+    // the runner must not claim again and run on (it could do so for
+    // ever, one turn after another). Checked on `handOver`'s decision.
+    let gate = DeliveryGate(held: false)
+    let context = DeliveryContext.current
+    for (waiters, taken, expected) in [(0, false, false), (0, true, true), (1, false, true), (1, true, true)] {
+      let idle = gate.claim(in: context)
+      #expect(idle == 0)
+      let turns = ParkingLot.shared.withLock(gate) { () -> Int in
+        gate.waiters = waiters
+        return gate.turnsTaken
+      }
+      if taken { ParkingLot.shared.withLock(gate) { gate.turnsTaken &+= 1 } }
+      #expect(gate.handOver(leaving: 0, turns: turns) == expected, "waiters \(waiters), turn taken \(taken)")
+      ParkingLot.shared.withLock(gate) { gate.waiters = 0 }
+      expectIdle(gate)
+    }
   }
 
   @Test func valuesARunnerQueuedItselfAreNotCounted() {
@@ -279,6 +344,58 @@ import Testing
     observer.invalidate()
   }
 
+  @Test(arguments: [false, true])
+  func aJoinSideWriteWhileTheOtherSideIsWrittenNonstopReturns(hops: Bool) {
+    // Issue #34: the end of a write's wave sends the combine's pair; when
+    // the gate is busy it runs the other side's queued values first, which
+    // change the combine on this thread, so the pair is sent again. Counted
+    // per claim of the gate, the values of the other thread never reached
+    // the limit and the write never returned (found by
+    // `Verification/JoinedChain.pml`).
+    let left = Notifier<Int>()
+    let right = Notifier<Int>()
+    let received = Recorder<Int>()
+    let queue = DispatchQueue(label: "HandOffTests.join")
+    let leftChain = hops ? left.chain().receive(on: queue) : left.chain()
+    let observer = leftChain.combine(right.chain()).do { received.append($0.0) }.end()
+    let stop = Recorder<Bool>()
+    let producers = (0..<2).map { _ in
+      spawn {
+        var value = 0
+        while stop.count == 0 {
+          value += 1
+          right.notify(value: value)
+        }
+      }
+    }
+    for write in 1...20 {
+      let done = DispatchSemaphore(value: 0)
+      let writer = spawn {
+        left.notify(value: write)
+        done.signal()
+      }
+      #expect(done.wait(timeout: .now() + Self.deadline) == .success)
+      writer.wait()
+    }
+    stop.append(true)
+    for producer in producers { producer.wait() }
+    if hops { queue.sync {} }
+    observer.invalidate()
+    #expect(received.history.contains(20))
+  }
+
+  /// A gate whose waiters outlast any hold-up of the machine, with a
+  /// `blocking` body.
+  private func patientGate(
+    _ runs: Runs
+  ) -> (gate: DeliveryGate, started: DispatchSemaphore, hold: DispatchSemaphore, body: @Sendable (Int) -> Void) {
+    let gate = DeliveryGate(held: false)
+    gate.turnWait = 60_000_000_000
+    let started = DispatchSemaphore(value: 0)
+    let hold = DispatchSemaphore(value: 0)
+    return (gate, started, hold, blocking(runs, started: started, hold: hold))
+  }
+
   /// A chain's body that records each value; its run of -1 signals
   /// `started`, then waits for `hold`.
   private func blocking(_ runs: Runs, started: DispatchSemaphore, hold: DispatchSemaphore) -> @Sendable (Int) -> Void {
@@ -296,5 +413,6 @@ import Testing
     #expect(gate.requests.load(ordering: .relaxed) == 0, sourceLocation: sourceLocation)
     #expect(gate.word.load(ordering: .relaxed) == 0, sourceLocation: sourceLocation)
     #expect(!ParkingLot.shared.withLock(gate) { gate.overLimit }, sourceLocation: sourceLocation)
+    #expect(ParkingLot.shared.withLock(gate) { gate.waiters } == 0, sourceLocation: sourceLocation)
   }
 }
