@@ -111,7 +111,14 @@
  *                record what `returns` and `reaches` read; without them
  *                those variables stay 0, which keeps the other searches
  *                small
- *   PROPOSED     and the fixes and their mutants above
+ *   PROPOSED     the proposed design: BUDGET=1, FIX_GEN,
+ *                FIX_KEEP_OVERLIMIT and FIX_OWN_WAVES, each undone by its
+ *                mutant above
+ *   BUDGET=0|1|2, FIX_GEN, FIX_KEEP_OVERLIMIT, FIX_OWN_WAVES, FIX_TURNS,
+ *   FIX_OWNED_MARK
+ *                the changes above one by one, for the variants: BUDGET 0
+ *                counts per runPending (main), 1 per call, 2 per call but
+ *                one count for a wave's pairs and a fresh one per turn
  *   MUTANT_UNBOUNDED_DRAIN
  *                the code before issue #34: runPending runs until the
  *                queue is empty, nobody waits
