@@ -142,6 +142,12 @@
  *   writing to its own chain: Verification/DeliveryGate.pml checks those.
  * - The combine's ranks, several combines, nested waves on one thread;
  *   waves that end inside a delivery (`awaitTurn(waits: false)`).
+ * - FIX_OWN_WAVES applies to the values run under the sides' gate. With
+ *   JOIN=1, R's value run under G by another thread enters J as a value
+ *   of that thread (the sender J sees), so the change it makes joins
+ *   that thread's wave, as without the change; the Swift change would
+ *   make it a wave of its own already at G, whose pair, sent from inside
+ *   G's run, goes through J like any value of that thread.
  * - Memory order: spin interleaves whole statements under sequential
  *   consistency (see DeliveryGate.pml).
  */
