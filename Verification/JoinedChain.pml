@@ -57,16 +57,30 @@
  * producers moving without end (R must write for L to run its values or
  * to find `queued`), and init has ended, so every such cycle is fair.
  *
- * The code on main (no -D flag below but the configuration): the
- * assertions hold, but none of the three LTL properties does:
- * - returns: L hands over (release, then `waiters` under the lock);
- *   before it looks, R, the waiter, claims, takes itself out of
- *   `waiters`, runs the queue and releases; L finds `waiters` 0, claims
- *   again and runs R's next values; past the limit it hands over again,
- *   and so on (HandOver.pml's trail);
- * - ran, reaches: the same cycle with L in `runRequested`, whose own value
- *   is queued only once that drain returns: L's value never runs, and the
- *   combine stays in L's wave list, so no pair is sent.
+ * The code (CODE): the assertions, `ran` and `reaches` hold; `returns`
+ * does not, and is not checked: L, past its count, hands over or runs on;
+ * through drain's loop (release, `queued` seen, claim again) or the wave
+ * flush (the pair sent again after each value of R that L ran), L can
+ * still be kept claiming and running R's values one at a time for ever.
+ * PROPOSED below closes that; the Swift code does not have it yet. Each
+ * of CODE's three changes has a mutant spin catches:
+ *   MUTANT_NO_TURNS  (`ran`) handOver looks only at `waiters`: L
+ *                 hands over; before it looks, R, the waiter, claims,
+ *                 takes itself out, runs the queue and releases; L finds
+ *                 `waiters` 0, claims again and runs R's next values, and
+ *                 so on. With L in `runRequested`, whose own value is
+ *                 queued only once that drain returns, L's value never
+ *                 runs (HandOver.pml's `returns` trail).
+ *   MUTANT_COUNT_PER_CLAIM  (`reaches`) each runPending counts from 0:
+ *                 drain's loop (L runs R's value, empties the queue,
+ *                 releases, sees `queued` because R wrote again, claims
+ *                 again) never reaches the limit; L's wave never ends, so
+ *                 the combine never sends its pair.
+ *   MUTANT_CLEARS_ON_EMPTY  (`reaches`) emptying the queue clears
+ *                 `overLimit` whatever the count: R, writing right then,
+ *                 does not wait, and the same loop goes on.
+ * Without CODE or PROPOSED: the code before them (2ce3009), which fails
+ * `ran` and `reaches` by those trails.
  *
  * PROPOSED: the design that makes all three hold; each of its four
  * changes has a mutant that spin catches on `returns`:
@@ -91,7 +105,7 @@
  *                 the holder's wave, whose flush would otherwise send
  *                 again after each value of the other side it ran.
  * Variants evaluated on the way (Documentation/Reliability.md tells the
- * trails), all failing `returns`: FIX_TURNS (handOver also returns true
+ * trails), all failing `returns`: CODE; FIX_TURNS (handOver also returns true
  * when a waiter took its turn since the decision: `turnsTaken`) instead
  * of FIX_GEN; BUDGET=2 (a wave's pair sends share one count, a turn gets
  * a fresh one); FIX_OWNED_MARK (one mark per thread past its count,
@@ -111,13 +125,17 @@
  *                record what `returns` and `reaches` read; without them
  *                those variables stay 0, which keeps the other searches
  *                small
+ *   CODE         the code: FIX_TURNS, BUDGET=1, FIX_KEEP_OVERLIMIT and
+ *                FIX_END_CLEARS (`overLimit` cleared when a call past its
+ *                count releases the gate with nothing queued), each
+ *                undone by its mutant above
  *   PROPOSED     the proposed design: BUDGET=1, FIX_GEN,
  *                FIX_KEEP_OVERLIMIT and FIX_OWN_WAVES, each undone by its
  *                mutant above
  *   BUDGET=0|1|2, FIX_GEN, FIX_KEEP_OVERLIMIT, FIX_OWN_WAVES, FIX_TURNS,
  *   FIX_OWNED_MARK
  *                the changes above one by one, for the variants: BUDGET 0
- *                counts per runPending (main), 1 per call, 2 per call but
+ *                counts per runPending (2ce3009), 1 per call, 2 per call but
  *                one count for a wave's pairs and a fresh one per turn
  *   MUTANT_UNBOUNDED_DRAIN
  *                the code before issue #34: runPending runs until the
@@ -167,6 +185,23 @@
 #endif
 #ifndef TIMEOUT
 #define TIMEOUT 0
+#endif
+/* CODE: the hand-over as Sources/Chaining/Internal/DeliveryGate.swift has
+ * it: `turnsTaken` (FIX_TURNS), one count per call (BUDGET 1), and
+ * `overLimit` kept set past the count until the call releases the gate
+ * with nothing queued (FIX_KEEP_OVERLIMIT, FIX_END_CLEARS); each undone by
+ * a mutant. Without CODE (or PROPOSED): the code before them, 2ce3009 */
+#ifdef CODE
+#ifndef MUTANT_NO_TURNS
+#define FIX_TURNS
+#endif
+#ifndef MUTANT_COUNT_PER_CLAIM
+#define BUDGET 1
+#endif
+#ifndef MUTANT_CLEARS_ON_EMPTY
+#define FIX_KEEP_OVERLIMIT
+#define FIX_END_CLEARS
+#endif
 #endif
 #ifdef PROPOSED
 #ifndef MUTANT_COUNT_PER_RUN
