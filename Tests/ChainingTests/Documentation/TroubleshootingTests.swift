@@ -58,6 +58,46 @@ import Testing
     #expect(fixed.succeeded, "\(fixed.diagnostics)")
   }
 
+  // MARK: - An @Observable model
+
+  @Test func plainObservableModelIsNotSendable() throws {
+    let failing = try CompileCheck.typecheck(
+      """
+      import Observation
+
+      @Observable final class Settings {
+        var name = ""
+      }
+
+      let settings = Settings()
+      let name = ObservedValue(of: settings) { $0.name }
+      """
+    )
+    #expect(!failing.succeeded)
+    #expect(
+      failing.diagnostics.contains("error: type 'Settings' does not conform to the 'Sendable' protocol"),
+      "\(failing.diagnostics)"
+    )
+    let fixed = try CompileCheck.typecheck(
+      """
+      import Observation
+
+      @MainActor @Observable final class Settings {
+        var name = ""
+      }
+
+      @MainActor func showName(of settings: Settings) -> Observer {
+        ObservedValue(onMainActor: settings) { $0.name }
+          .retain().chain()
+          .do { print($0) }
+          .sync()
+      }
+      """,
+      warningsAsErrors: true
+    )
+    #expect(fixed.succeeded, "\(fixed.diagnostics)")
+  }
+
   // MARK: - A chain kept to finish later
 
   @Test func chainInAGlobalCannotBeFinished() throws {
