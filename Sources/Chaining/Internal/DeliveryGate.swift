@@ -136,9 +136,20 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// For tests: called on the thread that holds the gate in `drain`, when
   /// it has emptied the queue, before it releases the gate: a seam that
   /// widens the window in which a writer can queue one more value. Set
-  /// only by tests, before the gates they watch are used; read only on
-  /// that slow path.
-  nonisolated(unsafe) static var emptiedForTests: ((DeliveryGate) -> Void)?
+  /// with `setEmptiedForTests(_:)`.
+  static let emptiedForTests = Protected<((DeliveryGate) -> Void)?>(nil)
+
+  /// Whether `emptiedForTests` is set: one relaxed load on that slow path
+  /// when no test has set it. The lock of `emptiedForTests`, taken after
+  /// the flag is seen, orders the closure's store and its read.
+  static let emptiedForTestsIsSet = Atomic<Bool>(false)
+
+  /// For tests: sets or clears `emptiedForTests`. Other tests' gates, in
+  /// parallel, call it too: a test's closure checks the gate it gets.
+  static func setEmptiedForTests(_ body: ((DeliveryGate) -> Void)?) {
+    emptiedForTests.withLock { $0 = body }
+    emptiedForTestsIsSet.store(body != nil, ordering: .relaxed)
+  }
 
   /// `turnWait`, which only tests change (before any value arrives), so
   /// that a waiter outlasts a thread that the machine's load holds back.
@@ -483,7 +494,9 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     while let idle = next {
       switch runPending(in: context, othersRun: &othersRun) {
       case .emptied:
-        Self.emptiedForTests?(self)
+        if Self.emptiedForTestsIsSet.load(ordering: .relaxed) {
+          Self.emptiedForTests.withLock { $0 }?(self)
+        }
         let requested = releaseReadingRequests(to: idle)
         wakeCloser(if: requested)
         if requested & Self.queued == 0 {

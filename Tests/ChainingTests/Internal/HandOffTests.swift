@@ -178,7 +178,7 @@ import Testing
     started.wait()
     spawn { for value in 0..<Self.queuedBeforeLimit { gate.deliver(value, to: body, in: .current) } }.wait()
     let seam = Recorder<Bool>()
-    DeliveryGate.emptiedForTests = { emptied in
+    DeliveryGate.setEmptiedForTests { emptied in
       guard emptied === gate, seam.count == 0 else { return }
       seam.append(true)
       let done = Recorder<Bool>()
@@ -199,7 +199,7 @@ import Testing
     hold.signal()
     writing.wait()
     for thread in lateThreads.history { thread.wait() }
-    DeliveryGate.emptiedForTests = nil
+    DeliveryGate.setEmptiedForTests(nil)
     #expect(runs.waitForAll)
     #expect(runs.values == [-1] + Array(0..<Self.queuedBeforeLimit) + [Self.lateValue])
     #expect(runs.count(on: writer.history[0]) == 1 + Self.queuedBeforeLimit)
