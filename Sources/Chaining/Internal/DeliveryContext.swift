@@ -215,6 +215,13 @@ struct Causes: @unchecked Swift.Sendable {
   }
 }
 
+/// Gives the calling thread's processor to another thread, as a writer
+/// waiting for its turn does between looks (`DeliveryGate.awaitTurn`,
+/// `_SenderCore.awaitTurn()`); here, where the C library is imported.
+func yieldProcessor() {
+  sched_yield()
+}
+
 /// The key whose destructor frees a thread's context when the thread
 /// ends; created once.
 private let contextKey: pthread_key_t = {

@@ -2,16 +2,6 @@ import Dispatch
 import Synchronization
 import _ChainingThreadContext
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 // MARK: - DeliveryGate
 
 /// Serializes the deliveries into one finished chain and makes invalidation final.
@@ -348,25 +338,23 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     context.enter(self)
     body(value)
     context.popCause()
-    let requested = releaseReadingRequests(to: idle)
-    wakeCloser(if: requested)
-    if requested & Self.queued != 0 {
-      drain(in: context, othersRun: othersRun)
-    } else {
-      endCount(othersRun)
-    }
+    serve(releaseReadingRequests(to: idle), in: context, othersRun: othersRun)
     context.leave()
     return true
   }
 
   /// After a release that found `requested`: wakes a waiting `close()`,
   /// and runs what was queued unless another thread has claimed the gate
-  /// meanwhile (that thread then sees `queued`).
+  /// meanwhile (that thread then sees `queued`), on the count `othersRun`
+  /// of the call that released (see `drain`); with nothing queued, ends
+  /// that count (`endCount`).
   @usableFromInline
-  func serve(_ requested: Int, in context: DeliveryContext) {
+  func serve(_ requested: Int, in context: DeliveryContext, othersRun: Int = 0) {
     wakeCloser(if: requested)
     if requested & Self.queued != 0 {
-      drain(in: context)
+      drain(in: context, othersRun: othersRun)
+    } else {
+      endCount(othersRun)
     }
   }
 
@@ -430,7 +418,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// chain was past `handOffLimit` (`overLimit`): waits, yielding its
   /// processor, until that thread hands the gate over (the writer then
   /// claims it and runs the queue as `drain` does, this value included),
-  /// until the queue has been emptied, or for `turnWait` at most.
+  /// until `overLimit` is cleared (see there), or for `turnWait` at most.
   ///
   /// This is what bounds the time a thread spends running other threads'
   /// values (it hands over as soon as a writer waits here) and what keeps
@@ -444,12 +432,14 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   ///
   /// Why no value is left behind: a holder hands over (`handOver`) by
   /// releasing the gate and then, under the stripe's lock, finding a
-  /// waiter; a waiter leaves only after taking itself out under that lock
-  /// and then trying to claim (`drain`). So either the holder finds no
-  /// waiter and claims again itself, or the waiter's claim comes after the
-  /// release and finds the gate idle (or claimed by a thread that will see
-  /// `queued`). Checked by `HandOffTests` and `JoinLivenessTests`, under
-  /// the thread sanitizer too.
+  /// waiter, or a turn taken since (`turnsTaken`); a waiter leaves only
+  /// after taking itself out under that lock and then trying to claim
+  /// (`drain`). So either the holder finds neither and claims again
+  /// itself, or the waiter's claim comes after the release and finds the
+  /// gate idle (or claimed by a thread that will see `queued`). Checked by
+  /// `Verification/HandOver.pml`, `Verification/JoinedChain.pml`,
+  /// `HandOffTests` and `JoinLivenessTests`, under the thread sanitizer
+  /// too.
   ///
   /// With `waits` false (a turn deferred to the end of a wave that ended
   /// inside a delivery), it only leaves: takes itself out and tries to
@@ -471,7 +461,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
       }
       let goesOn = ParkingLot.shared.withLock(self) { overLimit }
       if !goesOn || DispatchTime.now().uptimeNanoseconds &- start >= turnWait { break }
-      sched_yield()
+      yieldProcessor()
     }
     ParkingLot.shared.withLock(self) { waiters -= 1 }
     drain(in: context)

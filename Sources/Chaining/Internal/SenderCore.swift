@@ -1,16 +1,6 @@
 import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 // MARK: - _SenderCore
 
 /// The observer list of one sender and the serializer of its broadcasts.
@@ -498,7 +488,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         return
       }
       if step == 2 { return }
-      sched_yield()
+      yieldProcessor()
     }
   }
 

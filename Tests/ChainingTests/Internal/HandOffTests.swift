@@ -290,26 +290,17 @@ import Testing
     // queued at the new chain's gate while it fetched, for as long as
     // they kept coming, and never returned.
     let holder = ValueHolder(0)
-    let stop = Recorder<Bool>()
-    let producer = spawn {
-      var value = 0
-      while stop.count == 0 {
-        value += 1
-        holder.value = value
+    whileWrittenNonstop(
+      by: 1,
+      writing: { _, value in holder.value = value },
+      during: {
+        expectEachReturns { _, returned in
+          let observer = holder.chain().do { _ in }.sync()
+          returned()
+          observer.invalidate()
+        }
       }
-    }
-    for _ in 0..<20 {
-      let done = DispatchSemaphore(value: 0)
-      let syncing = spawn {
-        let observer = holder.chain().do { _ in }.sync()
-        done.signal()
-        observer.invalidate()
-      }
-      #expect(done.wait(timeout: .now() + Self.deadline) == .success)
-      syncing.wait()
-    }
-    stop.append(true)
-    producer.wait()
+    )
   }
 
   @Test func aSelectionWriteWhileTheInnerSourcesAreWrittenNonstopReturns() {
@@ -319,27 +310,16 @@ import Testing
     let selection = ValueHolder(0)
     let received = Recorder<Int>()
     let observer = selection.chain().flatMapLatest { inners[$0].chain() }.do { received.append($0) }.sync()
-    let stop = Recorder<Bool>()
-    let producers = (0..<2).map { index in
-      spawn {
-        var value = 0
-        while stop.count == 0 {
-          value += 1
-          inners[index].value = value
+    whileWrittenNonstop(
+      by: 2,
+      writing: { index, value in inners[index].value = value },
+      during: {
+        expectEachReturns { round, returned in
+          selection.value = round % 2
+          returned()
         }
       }
-    }
-    for write in 1...20 {
-      let done = DispatchSemaphore(value: 0)
-      let writer = spawn {
-        selection.value = write % 2
-        done.signal()
-      }
-      #expect(done.wait(timeout: .now() + Self.deadline) == .success)
-      writer.wait()
-    }
-    stop.append(true)
-    for producer in producers { producer.wait() }
+    )
     #expect(received.count > 0)
     observer.invalidate()
   }
@@ -348,40 +328,68 @@ import Testing
   func aJoinSideWriteWhileTheOtherSideIsWrittenNonstopReturns(hops: Bool) {
     // Issue #34: the end of a write's wave sends the combine's pair; when
     // the gate is busy it runs the other side's queued values first, which
-    // change the combine on this thread, so the pair is sent again. Counted
-    // per claim of the gate, the values of the other thread never reached
-    // the limit and the write never returned (found by
-    // `Verification/JoinedChain.pml`).
+    // change the combine on this thread, so the pair is sent again. A write
+    // of one side must return while the other is written nonstop. (Spin
+    // still finds a rare interleaving that repeats this without end, one
+    // value per pair: `code: returns fails` in `Verification/check`; it
+    // has not shown here.)
     let left = Notifier<Int>()
     let right = Notifier<Int>()
     let received = Recorder<Int>()
     let queue = DispatchQueue(label: "HandOffTests.join")
     let leftChain = hops ? left.chain().receive(on: queue) : left.chain()
     let observer = leftChain.combine(right.chain()).do { received.append($0.0) }.end()
+    whileWrittenNonstop(
+      by: 2,
+      writing: { _, value in right.notify(value: value) },
+      during: {
+        expectEachReturns { round, returned in
+          left.notify(value: round)
+          returned()
+        }
+      }
+    )
+    if hops { queue.sync {} }
+    observer.invalidate()
+    #expect(received.history.contains(20))
+  }
+
+  /// Runs `body` while `producers` threads write nonstop, each calling
+  /// `write(producer, value)` with values 1, 2, 3 and on; then stops them
+  /// and waits for them to end.
+  private func whileWrittenNonstop(
+    by producers: Int,
+    writing write: @escaping @Sendable (_ producer: Int, _ value: Int) -> Void,
+    during body: () -> Void
+  ) {
     let stop = Recorder<Bool>()
-    let producers = (0..<2).map { _ in
+    let threads = (0..<producers).map { producer in
       spawn {
         var value = 0
         while stop.count == 0 {
           value += 1
-          right.notify(value: value)
+          write(producer, value)
         }
       }
     }
-    for write in 1...20 {
+    body()
+    stop.append(true)
+    for thread in threads { thread.wait() }
+  }
+
+  /// For rounds 1 to 20, runs `write(round, returned)` on a thread of its
+  /// own and expects it to call `returned` (once the call under test has
+  /// returned) within the deadline.
+  private func expectEachReturns(
+    _ write: @escaping @Sendable (_ round: Int, _ returned: @Sendable () -> Void) -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    for round in 1...20 {
       let done = DispatchSemaphore(value: 0)
-      let writer = spawn {
-        left.notify(value: write)
-        done.signal()
-      }
-      #expect(done.wait(timeout: .now() + Self.deadline) == .success)
+      let writer = spawn { write(round) { done.signal() } }
+      #expect(done.wait(timeout: .now() + Self.deadline) == .success, sourceLocation: sourceLocation)
       writer.wait()
     }
-    stop.append(true)
-    for producer in producers { producer.wait() }
-    if hops { queue.sync {} }
-    observer.invalidate()
-    #expect(received.history.contains(20))
   }
 
   /// A gate whose waiters outlast any hold-up of the machine, with a
