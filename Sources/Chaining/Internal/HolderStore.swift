@@ -29,6 +29,11 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// lock orders that read after the one write, and nothing writes it
   /// again. The thread sanitizer run (`HolderObservationTests`) checks it.
   @usableFromInline @exclusivity(unchecked) var observation: HolderObservation?
+  /// How many events the writes have broadcast: one more for each, counted
+  /// under the lock with the change. A two-way binding compares it to the
+  /// count it last saw, to tell whether a write it has not yet handled came
+  /// in between (see `replace(with:ifVersion:event:)`). Guarded by the lock.
+  @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
 
   @usableFromInline
   init(_ initial: State) {
@@ -85,6 +90,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
       if areEqual(stored, newValue) { return (.none, nil, false) }
       let old = stored
       stored = newValue
+      version &+= 1
       return (core.claim(event(newValue), in: &coreState), old, observation != nil)
     }
     _ = consume old
@@ -92,6 +98,36 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     // limit, see `_SenderCore.awaitTurn()`): both go through `run`.
     if case .none = claim {} else { core.run(claim, event(newValue)) }
     if observed { notifyObservation() }
+  }
+
+  /// `replace(with:event:)`, made only if no write has broadcast since the
+  /// write counted `expected` in `version`: a compare-and-set of the
+  /// state for a two-way binding, which must not overwrite a newer write
+  /// with an older value from the other side.
+  ///
+  /// Returns `nil`, and changes nothing, when the version is not
+  /// `expected`; otherwise the version after the call (`expected` when
+  /// `newValue` equals the state and nothing is broadcast).
+  func replace(with newValue: State, ifVersion expected: UInt64, event: (State) -> Event) -> UInt64? {
+    let (claim, old, observed, after) = withLock {
+      stored,
+      coreState -> (_SenderCore<Event>.Claim, State?, Bool, UInt64?) in
+      guard version == expected else { return (.none, nil, false, nil) }
+      if areEqual(stored, newValue) { return (.none, nil, false, expected) }
+      let old = stored
+      stored = newValue
+      version &+= 1
+      return (core.claim(event(newValue), in: &coreState), old, observation != nil, version)
+    }
+    _ = consume old
+    if case .none = claim {} else { core.run(claim, event(newValue)) }
+    if observed { notifyObservation() }
+    return after
+  }
+
+  /// Reads the state and `version` together, under the lock.
+  func readVersioned() -> (State, version: UInt64) {
+    withLock { state, _ in (state, version) }
   }
 
   /// Reads the state under the lock.
@@ -113,6 +149,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     let (claim, events, result, garbage, observed) = withLock { state, coreState in
       let (events, result, garbage) = update(&state)
       let claim = core.claim(contentsOf: events, in: &coreState)
+      version &+= UInt64(events.count)
       return (claim, events, result, garbage, !events.isEmpty && observation != nil)
     }
     _ = consume garbage
@@ -132,6 +169,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     let (claim, event, garbage, observed) = withLock { state, coreState -> Outcome in
       let (event, garbage) = update(&state)
       guard let event else { return (.none, nil, garbage, false) }
+      version &+= 1
       return (core.claim(event, in: &coreState), event, garbage, changes && observation != nil)
     }
     _ = consume garbage
@@ -148,6 +186,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   func writeEvent(changes: Bool = true, _ update: (inout State) -> Event) {
     let (claim, event, observed) = withLock { state, coreState -> (_SenderCore<Event>.Claim, Event, Bool) in
       let event = update(&state)
+      version &+= 1
       return (core.claim(event, in: &coreState), event, changes && observation != nil)
     }
     core.run(claim, event)

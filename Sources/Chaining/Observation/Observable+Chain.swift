@@ -32,13 +32,26 @@ extension Observable where Self: AnyObject & Swift.Sendable {
   /// - Parameters:
   ///   - keyPath: The property to read.
   ///   - queue: The serial queue on which the property is read after each
-  ///     change; `nil` makes a private one.
+  ///     change: the queue the model is written on (see
+  ///     ``ObservedValue``).
   /// - Returns: A chain of the property's values, which ``Chain/sync()``
   ///   starts with the current one.
   public func chain<Value>(
     _ keyPath: KeyPath<Self, Value> & Swift.Sendable,
-    on queue: DispatchQueue? = nil
+    on queue: DispatchQueue
   ) -> Chain<Value, ObservedValue<Value>> {
     Chain(source: ObservedValue(of: self, on: queue) { $0[keyPath: keyPath] }, retained: true)
+  }
+
+  /// Unavailable: the chain reads the model on the queue where it is
+  /// written, so it needs that queue; see ``chain(_:on:)``.
+  @available(
+    *,
+    unavailable,
+    message:
+      "pass the queue the model is written on, chain(keyPath, on: queue) (the writer rule in Observation.md), or use ObservedValue(onMainActor:_:) for a @MainActor model"
+  )
+  public func chain<Value>(_ keyPath: KeyPath<Self, Value> & Swift.Sendable) -> Chain<Value, ObservedValue<Value>> {
+    fatalError("unavailable")
   }
 }

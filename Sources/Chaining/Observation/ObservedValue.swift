@@ -31,8 +31,11 @@ import Observation
 /// ```
 ///
 /// ### When values arrive
-/// - The closure runs once when the source is made, on the calling thread,
-///   and then on `queue` after each change, never on two threads at once.
+/// - The closure runs on `queue`, never on two threads at once: once when
+///   the source is made (in a `sync` block of `queue` when it is made
+///   elsewhere, so never make it in a block that `queue` waits for), and
+///   then after each change. Made off the main actor with `on: .main`, it
+///   reads on the calling thread, and once more on the main queue.
 ///   ``Chain/sync()`` sends the last value it read, at once, on the thread
 ///   that calls it.
 /// - Observation reports a change in its `willSet`, before the new value is
@@ -82,15 +85,16 @@ public final class ObservedValue<Value>: Syncable {
   ///
   /// - Parameters:
   ///   - queue: A serial queue on which `read` runs after each change and
-  ///     the values are sent. `nil`, the default, makes a private one.
-  ///     Pass `.main` for a model the main thread writes.
-  ///   - read: Reads `@Observable` state. Called now on this thread, then
-  ///     on `queue`, one call at a time. It must not write what it reads.
-  public init(on queue: DispatchQueue? = nil, _ read: @escaping @Sendable () -> Value) {
-    let queue = queue ?? DispatchQueue(label: "Chaining.ObservedValue")
+  ///     the values are sent: the queue the model is written on (see
+  ///     "Who may write the model"), such as `.main` for a model the main thread
+  ///     writes.
+  ///   - read: Reads `@Observable` state. Called now, on `queue` (see
+  ///     "When values arrive"), then on `queue` after each change, one
+  ///     call at a time. It must not write what it reads.
+  public init(on queue: DispatchQueue, _ read: @escaping @Sendable () -> Value) {
     loop = ReadLoop(queue: queue, read: { read() }, isAlive: { true })
     // Never `nil`: this closure has no model to lose.
-    store = HolderStore(loop.trackedRead()!)
+    store = HolderStore(loop.firstRead()!)
     loop.start(sendingTo: store)
   }
 
@@ -103,17 +107,16 @@ public final class ObservedValue<Value>: Syncable {
   ///   - read: Reads `object`'s state, as in ``init(on:_:)``.
   public init<Object: AnyObject & Swift.Sendable>(
     of object: Object,
-    on queue: DispatchQueue? = nil,
+    on queue: DispatchQueue,
     _ read: @escaping @Sendable (Object) -> Value
   ) {
-    let queue = queue ?? DispatchQueue(label: "Chaining.ObservedValue")
     let loop = ReadLoop(
       queue: queue,
       read: { [weak object] in object.map(read) },
       isAlive: { [weak object] in object != nil }
     )
     // Not `nil`: `object` is alive during this call.
-    store = HolderStore(withExtendedLifetime(object) { loop.trackedRead()! })
+    store = HolderStore(withExtendedLifetime(object) { loop.firstRead()! })
     self.loop = loop
     loop.start(sendingTo: store)
   }
@@ -192,6 +195,38 @@ extension ObservedValue where Value: Swift.Sendable {
   }
 }
 
+extension ObservedValue {
+  /// Unavailable: an `ObservedValue` reads on the queue where its model is
+  /// written, so it needs that queue.
+  ///
+  /// It once defaulted to a private queue, on which no model is written: a
+  /// write made on the caller's thread could be read before it was stored,
+  /// and was then lost.
+  @available(
+    *,
+    unavailable,
+    message:
+      "pass the queue the model is written on, ObservedValue(on: queue) { ... } (the writer rule in Observation.md), or use ObservedValue(onMainActor:_:) for a @MainActor model"
+  )
+  public convenience init(_ read: @escaping @Sendable () -> Value) {
+    fatalError("unavailable")
+  }
+
+  /// Unavailable: as ``init(_:)``, pass the queue the model is written on.
+  @available(
+    *,
+    unavailable,
+    message:
+      "pass the queue the model is written on, ObservedValue(of: model, on: queue) { ... } (the writer rule in Observation.md), or use ObservedValue(onMainActor:_:) for a @MainActor model"
+  )
+  public convenience init<Object: AnyObject & Swift.Sendable>(
+    of object: Object,
+    _ read: @escaping @Sendable (Object) -> Value
+  ) {
+    fatalError("unavailable")
+  }
+}
+
 // @unchecked: the value and the observers are guarded by the store, the
 // loop guards itself, and values cross threads only when `Value` is
 // `Swift.Sendable`.
@@ -202,6 +237,9 @@ extension ObservedValue: @unchecked Swift.Sendable where Value: Swift.Sendable {
 extension ObservedValue: Observable {}
 
 // MARK: - ReadLoop
+
+/// The tag by which a read loop knows its queue: see `ReadLoop.isOnQueue`.
+private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
 /// Runs an `ObservedValue`'s closure under Observation tracking, again on
 /// its queue after each change, and stores each result.
@@ -219,6 +257,8 @@ final class ReadLoop<Value>: @unchecked Swift.Sendable {
     var target: HolderStore<Value, Value>?
     /// A read ran before `start`: `start` queues another.
     var missed = false
+    /// The first read was made off the queue: `start` queues another.
+    var readAgain = false
   }
 
   private let queue: DispatchQueue
@@ -235,13 +275,51 @@ final class ReadLoop<Value>: @unchecked Swift.Sendable {
 
   /// Starts sending to `store`, which holds the first read's value. A
   /// change made since that read, whose read ran too early to send, is
-  /// read again.
+  /// read again, and so is a first read made off the queue.
   func start(sendingTo store: HolderStore<Value, Value>) {
-    let missed = state.withLock { state in
+    let again = state.withLock { state in
       state.target = store
-      return state.missed
+      return state.missed || state.readAgain
     }
-    if missed { queue.async { [weak self] in self?.readAndSend() } }
+    if again { scheduleRead() }
+  }
+
+  /// Reads for the first time, on the queue, where the model is written:
+  /// a read on another thread could run while a write of the queue is
+  /// between its `willSet` and its store, see the old value, and miss the
+  /// change for good (Verification/ReadLoop.pml finds it). So the read
+  /// runs here when this is the queue, in a `sync` block of it otherwise.
+  /// The main queue runs only when the main thread lets it (on Linux not
+  /// in every program), so off the main actor it reads here, and once
+  /// more on the queue from `start`.
+  ///
+  /// Two reads, each under tracking, as `readAndSend()` makes: a write
+  /// from another thread (a holder, or a writer under a lock) that lands
+  /// between the first read and its tracking's install is seen by the
+  /// second. `nil` when the model is gone.
+  func firstRead() -> Value? {
+    let read = { () -> Value? in
+      guard self.trackedRead() != nil else { return nil }
+      return self.trackedRead()
+    }
+    if queue === DispatchQueue.main {
+      if isOnMainActor { return read() }
+      state.withLock { $0.readAgain = true }
+      return read()
+    }
+    return isOnQueue ? read() : queue.sync(execute: read)
+  }
+
+  /// Whether this code runs in a block of the queue (or of a queue that
+  /// targets it): the queue is tagged with its own identity once, and
+  /// `getSpecific` finds the tag of the queue running the caller or of
+  /// one of its targets.
+  private var isOnQueue: Bool {
+    let identity = ObjectIdentifier(queue)
+    if queue.getSpecific(key: queueKey) != identity {
+      queue.setSpecific(key: queueKey, value: identity)
+    }
+    return DispatchQueue.getSpecific(key: queueKey) == identity
   }
 
   /// Runs the closure under tracking. `nil` when the model is gone.

@@ -12,8 +12,16 @@ extension ValueHolder {
   /// change of the holder is written to the property on `queue`, after the
   /// work already queued, so that the model is only ever written and read
   /// there. The binding settles, for `Equatable` values and others: a value
-  /// that came from one side is not sent back to it, and both sides end on
-  /// the last value written to either.
+  /// that came from one side is not sent back to it.
+  ///
+  /// Neither side steps back. The model gets the holder's values in the
+  /// order of the holder's writes, never one older than it had; a read of
+  /// the model that the holder has since overtaken (the holder changed
+  /// after the binding's last write to the model, or a write is still on
+  /// its way there) is not set on the holder, as the model is about to be
+  /// written anyway. From any number of threads, both sides end on the
+  /// value of the write that reached `queue` last: the holder's writes
+  /// reach it as the binding queues them.
   ///
   /// ```swift
   /// import Observation
@@ -41,13 +49,14 @@ extension ValueHolder {
   ///     nothing more either way.
   ///   - keyPath: The property to bind.
   ///   - queue: The serial queue on which the property is read after each
-  ///     change (see ``ObservedValue``); `nil` makes a private one.
+  ///     change, and written: the queue the model is written on (see
+  ///     ``ObservedValue``).
   /// - Returns: The observer of both directions; invalidating or releasing
   ///   it ends both. It keeps the holder weakly.
   public func bind<Model: Observable & AnyObject & Swift.Sendable>(
     to model: Model,
     _ keyPath: ReferenceWritableKeyPath<Model, T> & Swift.Sendable,
-    on queue: DispatchQueue? = nil
+    on queue: DispatchQueue
   ) -> Observer where T: Swift.Sendable {
     bind(to: model, keyPath, on: queue, forward: { $0 }, backward: { $0 })
   }
@@ -67,14 +76,15 @@ extension ValueHolder {
   /// }
   ///
   /// let settings = Settings()
+  /// let settingsQueue = DispatchQueue(label: "settings")
   /// let text = ValueHolder("")
   /// let binding = text.bind(
-  ///   to: settings, \.volume,
+  ///   to: settings, \.volume, on: settingsQueue,
   ///   forward: { String($0) },
   ///   backward: { Int($0) ?? 0 })
   /// // text.value == "3"
   /// text.value = "7"
-  /// // settings.volume becomes 7 on the binding's private queue
+  /// // settings.volume becomes 7 on settingsQueue
   /// binding.invalidate()
   /// ```
   ///
@@ -88,22 +98,59 @@ extension ValueHolder {
   public func bind<Model: Observable & AnyObject & Swift.Sendable, Property>(
     to model: Model,
     _ keyPath: ReferenceWritableKeyPath<Model, Property> & Swift.Sendable,
-    on queue: DispatchQueue? = nil,
+    on queue: DispatchQueue,
     forward: @escaping @Sendable (Property) -> T,
     backward: @escaping (T) -> Property
   ) -> Observer where T: Swift.Sendable, Property: Swift.Sendable {
-    let queue = queue ?? DispatchQueue(label: "Chaining.bind")
-    let source = ObservedValue(of: model, on: queue) { forward($0[keyPath: keyPath]) }
+    let ledger = BindingLedger()
+    let source = ObservedValue(of: model, on: queue) { model in
+      // On `queue`, where the binding's writes count themselves: the read
+      // says how many of them it saw.
+      ModelRead(value: forward(model[keyPath: keyPath]), writes: ledger.writesDone)
+    }
     let write: @Sendable (Property) -> Void = { [weak model] property in
       model?[keyPath: keyPath] = property
+      ledger.wrote()
     }
-    return bindBothWays(from: source) { value in
+    return bindToModel(source, ledger) { value in
       // On the model's queue: a write made on another thread could be read
       // by the source before it is stored (Observation reports it in
       // `willSet`), and would then be lost.
       let property = backward(value)
       queue.async { write(property) }
     }
+  }
+
+  /// Unavailable: the binding reads and writes the model on the queue
+  /// where it is written, so it needs that queue; see ``bind(to:_:on:)``.
+  @available(
+    *,
+    unavailable,
+    message:
+      "pass the queue the model is written on, bind(to: model, keyPath, on: queue) (the writer rule in Observation.md), or use bind(onMainActor:_:) for a @MainActor model"
+  )
+  public func bind<Model: Observable & AnyObject & Swift.Sendable>(
+    to model: Model,
+    _ keyPath: ReferenceWritableKeyPath<Model, T> & Swift.Sendable
+  ) -> Observer where T: Swift.Sendable {
+    fatalError("unavailable")
+  }
+
+  /// Unavailable: as ``bind(to:_:)``, pass the queue the model is written
+  /// on; see ``bind(to:_:on:forward:backward:)``.
+  @available(
+    *,
+    unavailable,
+    message:
+      "pass the queue the model is written on, bind(to: model, keyPath, on: queue, forward:backward:) (the writer rule in Observation.md), or use bind(onMainActor:_:forward:backward:) for a @MainActor model"
+  )
+  public func bind<Model: Observable & AnyObject & Swift.Sendable, Property>(
+    to model: Model,
+    _ keyPath: ReferenceWritableKeyPath<Model, Property> & Swift.Sendable,
+    forward: @escaping @Sendable (Property) -> T,
+    backward: @escaping (T) -> Property
+  ) -> Observer where T: Swift.Sendable, Property: Swift.Sendable {
+    fatalError("unavailable")
   }
 
   /// Binds this holder and a property of a `@MainActor` model both ways,
@@ -170,14 +217,17 @@ extension ValueHolder {
     // boxed: it crosses to the closures below but is applied on the main
     // actor only, where `assumeIsolated` checks that it runs.
     let path = MainActorKeyPath(keyPath)
-    let source = ObservedValue(onMainActor: model) { forward($0[keyPath: path.keyPath]) }
+    let ledger = BindingLedger()
+    let source = ObservedValue(onMainActor: model) { model in
+      ModelRead(value: forward(model[keyPath: path.keyPath]), writes: ledger.writesDone)
+    }
     let write: @Sendable (T) -> Void = { [weak model] value in
       MainActor.assumeIsolated {
-        guard let model else { return }
-        model[keyPath: path.keyPath] = backward(value)
+        if let model { model[keyPath: path.keyPath] = backward(value) }
+        ledger.wrote()
       }
     }
-    return bindBothWays(from: source) { value in
+    return bindToModel(source, ledger) { value in
       // Always queued, even from the main thread, so that the holder's
       // writes reach the model in their order.
       DispatchQueue.main.async { write(value) }
@@ -207,18 +257,18 @@ extension ValueHolder {
     bindBothWays(from: other) { [weak other] value in other?.value = value }
   }
 
-  /// The two directions of a binding as one chain: the values of `source`
-  /// are set on this holder, this holder's changes go to `write`.
+  /// The two directions of a binding to another holder, as one chain: the
+  /// other holder's values are set on this holder, this holder's changes
+  /// go to `write`.
   ///
   /// One chain has one gate. A value set on this holder by the chain comes
   /// back to the chain as an echo, which it drops; a value `write` gives
-  /// the source comes back from it (at once, or later on its queue) and is
-  /// set here, where it changes nothing for an `Equatable` value and is
-  /// again an echo otherwise. Only the source is fetched by `sync()`.
-  private func bindBothWays<Source: Syncable>(
-    from source: Source,
+  /// the other holder comes back at once, and is an echo too. Only the
+  /// other holder is fetched by `sync()`.
+  private func bindBothWays(
+    from source: ValueHolder<T>,
     write: @escaping (T) -> Void
-  ) -> Observer where Source.ChainValue == T {
+  ) -> Observer {
     source.retain().chain()
       .map { BindingSide.source($0) }
       .merge(Chain(source: ChangesOf(self), retained: true).map { BindingSide.holder($0) })
@@ -229,6 +279,113 @@ extension ValueHolder {
         }
       }
       .sync()
+  }
+
+  /// The two directions of a binding to a model property, as one chain:
+  /// the model's reads are set on this holder, this holder's changes go to
+  /// `write`, which queues them for the model's queue.
+  ///
+  /// The model's queue is behind the holder: a read of the model may still
+  /// hold a value the holder has since replaced, and setting it would step
+  /// the holder back. So each side is written only when it is the newer:
+  /// - A change of the holder writes the holder's newest value (not the
+  ///   change's own, which may be older), and only if the model does not
+  ///   have it yet: the model gets the holder's values in their order, and
+  ///   never one older than it had.
+  /// - A read of the model is set on the holder only if it saw every write
+  ///   the binding queued (`ModelRead.writes`), and, in one step under the
+  ///   holder's lock, only if the holder has not changed since the binding
+  ///   last wrote or set it (`HolderStore.replace(with:ifVersion:event:)`).
+  ///   Either way the read is older than a write on its way to the model,
+  ///   whose own read follows.
+  ///
+  /// The handler runs one value at a time (one chain, one gate), so the
+  /// ledger's `written` and `queued` change in the order of the values.
+  /// Modeled in Verification/Binding.pml, where spin finds the step-back of
+  /// the code without these checks.
+  private func bindToModel<Source: Syncable>(
+    _ source: Source,
+    _ ledger: BindingLedger,
+    write: @escaping (T) -> Void
+  ) -> Observer where Source.ChainValue == ModelRead<T> {
+    source.retain().chain()
+      .map { Optional($0) }
+      // `nil`: a change of the holder, whose value may be older than its newest.
+      .merge(Chain(source: ChangesOf(self, ledger: ledger), retained: true).map { _ in nil })
+      .do { [weak self] read in
+        guard let self else { return }
+        if let read, let written = ledger.written(ifSaw: read.writes),
+          let version = store.replace(with: read.value, ifVersion: written, event: { $0 })
+        {
+          ledger.set(written: version)
+        }
+        // A change of the holder, or one made by the chains the set above
+        // ran (an echo to this chain, which does not receive it).
+        let (value, version) = store.readVersioned()
+        if ledger.write(version: version) { write(value) }
+      }
+      .sync()
+  }
+}
+
+/// A read of a bound model's property, with how many of the binding's
+/// writes had reached the model when it was made.
+private struct ModelRead<Value> {
+  let value: Value
+  let writes: UInt64
+}
+
+extension ModelRead: Swift.Sendable where Value: Swift.Sendable {}
+
+/// What a binding to a model knows of both sides. See
+/// `ValueHolder.bindToModel(_:_:write:)`.
+private final class BindingLedger: Swift.Sendable {
+  private struct State {
+    /// The holder's version the model has, or is sent: the one the binding
+    /// last wrote to the model or set from it.
+    var written: UInt64 = 0
+    /// How many writes the binding has queued for the model.
+    var queued: UInt64 = 0
+    /// How many of them have been made, on the model's queue.
+    var done: UInt64 = 0
+  }
+
+  private let state = Protected(State())
+
+  /// How many writes have been made. On the model's queue.
+  var writesDone: UInt64 { state.withLock { $0.done } }
+
+  /// Counts a write made, on the model's queue, after making it.
+  func wrote() {
+    state.withLock { $0.done += 1 }
+  }
+
+  /// Starts from the holder's version, under the holder's lock, as the
+  /// binding subscribes to its changes.
+  func start(at version: UInt64) {
+    state.withLock { $0.written = version }
+  }
+
+  /// The version the model has, when a read that saw `writes` of the
+  /// binding's writes saw all of them; `nil` otherwise.
+  func written(ifSaw writes: UInt64) -> UInt64? {
+    state.withLock { $0.queued == writes ? $0.written : nil }
+  }
+
+  /// Records that the holder's `version` came from the model.
+  func set(written version: UInt64) {
+    state.withLock { $0.written = version }
+  }
+
+  /// Whether the holder's `version` is newer than what the model has; if
+  /// so, records it as written, and the caller writes it.
+  func write(version: UInt64) -> Bool {
+    state.withLock { state in
+      guard state.written != version else { return false }
+      state.written = version
+      state.queued += 1
+      return true
+    }
   }
 }
 
@@ -244,14 +401,22 @@ private final class ChangesOf<Value>: Chainable {
   typealias ChainValue = Value
 
   private weak var holder: ValueHolder<Value>?
+  /// Given the holder's version as the chain subscribes, in the same step.
+  private let ledger: BindingLedger?
 
-  init(_ holder: ValueHolder<Value>) {
+  init(_ holder: ValueHolder<Value>, ledger: BindingLedger? = nil) {
     self.holder = holder
+    self.ledger = ledger
   }
 
   func _subscribe(_ context: _ChainContext, _ handler: @escaping (Value) -> Void) {
-    guard let core = holder?._senderCore(creating: true) else { return }
-    context.add(core.subscribe(gate: context.gate, handler: handler))
+    guard let store = holder?.store else { return }
+    store.attach(context, handler) { [ledger] _ in
+      // Under the holder's lock: every later write is a change the chain
+      // receives.
+      ledger?.start(at: store.version)
+      return nil
+    }
   }
 }
 

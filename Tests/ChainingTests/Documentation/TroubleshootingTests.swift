@@ -58,11 +58,60 @@ import Testing
     #expect(fixed.succeeded, "\(fixed.diagnostics)")
   }
 
+  // MARK: - A source without its queue
+
+  @Test func aSourceWithoutItsQueueIsUnavailable() throws {
+    let failing = try CompileCheck.typecheck(
+      """
+      import Observation
+
+      @Observable final class Settings: @unchecked Swift.Sendable {
+        var name = ""
+      }
+
+      let settings = Settings()
+      let field = ValueHolder("")
+      let name = ObservedValue(of: settings) { $0.name }
+      let names = settings.chain(\\.name)
+      let binding = field.bind(to: settings, \\.name)
+      """
+    )
+    #expect(!failing.succeeded)
+    #expect(
+      failing.diagnostics.contains(
+        "error: 'init(of:_:)' is unavailable: pass the queue the model is written on, ObservedValue(of: model, on: queue) { ... } (the writer rule in Observation.md), or use ObservedValue(onMainActor:_:) for a @MainActor model"
+      ),
+      "\(failing.diagnostics)"
+    )
+    // `chain(_:)` and `bind(to:_:)` say the same.
+    let errors = failing.diagnostics.split(separator: "\n").filter {
+      $0.contains(": error: ") && $0.contains("is unavailable: pass the queue the model is written on")
+    }
+    #expect(errors.count == 3, "\(failing.diagnostics)")
+    let fixed = try CompileCheck.typecheck(
+      """
+      import Dispatch
+      import Observation
+
+      @Observable final class Settings: @unchecked Swift.Sendable {
+        var name = ""
+      }
+
+      let settings = Settings()
+      let settingsQueue = DispatchQueue(label: "settings")
+      let name = ObservedValue(of: settings, on: settingsQueue) { $0.name }
+      """,
+      warningsAsErrors: true
+    )
+    #expect(fixed.succeeded, "\(fixed.diagnostics)")
+  }
+
   // MARK: - An @Observable model
 
   @Test func plainObservableModelIsNotSendable() throws {
     let failing = try CompileCheck.typecheck(
       """
+      import Dispatch
       import Observation
 
       @Observable final class Settings {
@@ -70,7 +119,8 @@ import Testing
       }
 
       let settings = Settings()
-      let name = ObservedValue(of: settings) { $0.name }
+      let settingsQueue = DispatchQueue(label: "settings")
+      let name = ObservedValue(of: settings, on: settingsQueue) { $0.name }
       """
     )
     #expect(!failing.succeeded)

@@ -14,11 +14,12 @@ enum CompileCheck {
   /// - Parameters:
   ///   - source: The client code, compiled as `main.swift` after `import Chaining`.
   ///   - warningsAsErrors: Whether a warning, such as a deprecation, fails the check.
-  static func typecheck(_ source: String, warningsAsErrors: Bool = false) throws -> Result {
-    try compile(source, stage: "-typecheck", warningsAsErrors: warningsAsErrors)
+  ///   - flags: More `swiftc` flags, such as an app's default isolation.
+  static func typecheck(_ source: String, warningsAsErrors: Bool = false, flags: [String] = []) throws -> Result {
+    try compile(source, stage: "-typecheck", warningsAsErrors: warningsAsErrors, flags: flags)
   }
 
-  /// Like `typecheck(_:warningsAsErrors:)`, and also runs the compiler's
+  /// Like `typecheck(_:warningsAsErrors:flags:)`, and also runs the compiler's
   /// mandatory checks that come after type checking, such as the one that
   /// finds a noncopyable value used after it was consumed.
   static func checkOwnership(_ source: String) throws -> Result {
@@ -26,7 +27,12 @@ enum CompileCheck {
   }
 
   /// Compiles `source` up to `stage` (a `swiftc` mode flag) against this build.
-  private static func compile(_ source: String, stage: String, warningsAsErrors: Bool) throws -> Result {
+  private static func compile(
+    _ source: String,
+    stage: String,
+    warningsAsErrors: Bool,
+    flags: [String] = []
+  ) throws -> Result {
     let fileManager = FileManager.default
     let directory = fileManager.temporaryDirectory
       .appendingPathComponent("chaining-compile-check-\(UUID().uuidString)")
@@ -52,6 +58,7 @@ enum CompileCheck {
       file.path,
     ]
     if warningsAsErrors { arguments.append("-warnings-as-errors") }
+    arguments += flags
     return try run(arguments)
   }
 
