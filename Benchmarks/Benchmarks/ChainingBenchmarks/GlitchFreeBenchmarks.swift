@@ -46,4 +46,24 @@ func glitchFreeBenchmarks() {
     benchmark.expectDelivery(counter)
     observer.invalidate()
   }
+
+  // `Chain.combine(_:_:)` of N holders, one write at a time: the cost of
+  // one write grows with N only by the array it sends (N values copied).
+  // Three sizes a decade apart.
+  for count in [10, 100, 1000] {
+    Benchmark("combine many \(count), one write: chaining") { benchmark in
+      let holders = (0..<count).map { _ in ValueHolder(0) }
+      let counter = Counter()
+      let observer = Chain.combine(holders) { $0.chain() }.do { counter.total &+= $0.count }.sync()
+      let writes = max(sends / count, 100)
+      benchmark.measure(operations: writes) {
+        for value in 1...writes {
+          holders[value % count].value = value
+        }
+      }
+      benchmark.expectDelivery(counter)
+      observer.invalidate()
+    }
+  }
 }
+

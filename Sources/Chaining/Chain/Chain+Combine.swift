@@ -184,6 +184,120 @@ extension Chain {
   }
 }
 
+// MARK: - combine of any number of chains
+
+extension Chain {
+  /// Joins one chain per element of `elements`, sending the array of their
+  /// latest values, in the order of `elements`.
+  ///
+  /// The `combine` of any number of chains of one value type: nothing is
+  /// sent until every chain has delivered a value; from then on every value
+  /// from any of them sends the array of the latest values. `side` makes
+  /// the chain of each element, at once, in order; chains cannot be kept
+  /// in an array, so this takes what makes them.
+  ///
+  /// ```swift
+  /// let prices = [ValueHolder(3), ValueHolder(4), ValueHolder(5)]
+  /// let pool = ObserverPool()
+  /// Chain.combine(prices) { $0.chain() }
+  ///   .map { $0.reduce(0, +) }
+  ///   .do { print("total:", $0) }
+  ///   .sync()
+  ///   .addTo(pool)
+  /// // Prints "total: 12"
+  /// prices[1].value = 10
+  /// // Prints "total: 18"
+  /// ```
+  ///
+  /// As ``combine(_:)-6p7cs``: ``sync()`` fetches every fetchable source
+  /// in order and sends one array once all have sent; glitch-free, so a
+  /// wave that changes several of the chains sends one array, after the
+  /// wave's other deliveries, from their final values; when a chain
+  /// crosses a hop, the chains still run one value at a time. A value is
+  /// stored in place, O(1), and the array is sent without a copy, unless a
+  /// step keeps it: the next write then copies it, O(n) for n chains.
+  /// Nested pairs copied O(n²) per write.
+  ///
+  /// - Parameters:
+  ///   - elements: What the chains are made from, such as holders; at
+  ///     least one.
+  ///   - side: Makes the chain of one element; called once per element,
+  ///     on this thread, before this returns.
+  /// - Returns: A chain of arrays with one value per element. The finished
+  ///   chain keeps every chain's latest value for as long as the observer.
+  /// - Precondition: `elements` is not empty: with no chain to join,
+  ///   there would be nothing to send, ever.
+  @inlinable
+  public static func combine<Element, Elements: Sequence>(
+    _ elements: Elements,
+    _ side: (Elements.Element) -> Chain<Element, Source>
+  ) -> Chain<[Element], Source> where Value == [Element] {
+    var builds: [Chain<Element, Source>.Build] = []
+    var isolation: (any Actor)?
+    for element in elements {
+      let chain = side(element)
+      isolation = builds.isEmpty ? chain.isolation : joinedIsolation(isolation, chain.isolation)
+      builds.append(chain.build)
+    }
+    precondition(
+      !builds.isEmpty,
+      "Chain.combine(_:_:): elements must not be empty, got an empty \(Elements.self)"
+    )
+    return Chain<[Element], Source>(isolation: isolation) { given, context in
+      let downstream: ([Element]) -> Void
+      if let given { downstream = given } else { downstream = { _ in } }
+      let latest = LatestValues<Element>(count: builds.count)
+      let flush = WaveFlush(gate: context.gate) {
+        if let values = latest.all { downstream(values) }
+      }
+      JoinSides.build(
+        builds,
+        receive: { index, value in
+          latest.store(value, at: index)
+          // Inside a wave, the array waits for the wave's end.
+          if flush.defers() { return }
+          if let values = latest.all { downstream(values) }
+        },
+        in: context
+      )
+      flush.takeRank()
+    }
+  }
+}
+
+/// The latest value of each chain of a `combine` of many, touched only
+/// under the gate the chains run under.
+@usableFromInline
+final class LatestValues<Value> {
+  /// The values, once every chain has sent one; until then `nil`.
+  @usableFromInline var all: [Value]?
+  /// The values so far, by chain, until every chain has sent one.
+  @usableFromInline var partial: [Value?]
+  /// How many chains have not sent a value yet.
+  @usableFromInline var missing: Int
+
+  @usableFromInline
+  init(count: Int) {
+    partial = Array(repeating: nil, count: count)
+    missing = count
+  }
+
+  /// Stores `value` as the latest of chain `index`.
+  @inlinable
+  func store(_ value: Value, at index: Int) {
+    if all != nil {
+      all![index] = value
+      return
+    }
+    if partial[index] == nil { missing -= 1 }
+    partial[index] = value
+    if missing == 0 {
+      all = partial.map { $0.unsafelyUnwrapped }
+      partial = []
+    }
+  }
+}
+
 // When both sources are fetchable, the joined chain keeps this chain's
 // source type, as it does when only this one is.
 extension Chain where Source: Fetchable {

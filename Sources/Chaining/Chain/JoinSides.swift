@@ -66,3 +66,22 @@ final class JoinSides: @unchecked Swift.Sendable {
     gate = created
   }
 }
+
+extension JoinSides {
+  /// Builds the sides of a join of any number of chains into `context`:
+  /// `receive(index, value)` receives the values of `builds[index]`'s
+  /// chain, one value at a time even when a side crosses a hop.
+  @inlinable
+  static func build<Value>(
+    _ builds: [(_ downstream: ((Value) -> Void)?, _ context: _ChainContext) -> Void],
+    receive: @escaping (Int, Value) -> Void,
+    in context: _ChainContext
+  ) {
+    let sides = JoinSides()
+    let hopGatesBefore = context.hopGateCount
+    for (index, build) in builds.enumerated() {
+      build(sides.side { receive(index, $0) }, context)
+    }
+    sides.finish(in: context, hopGatesBefore: hopGatesBefore)
+  }
+}
