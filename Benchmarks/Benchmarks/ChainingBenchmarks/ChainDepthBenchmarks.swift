@@ -47,6 +47,28 @@ func chainDepthBenchmarks() {
     }
   }
 
+  // A chain of holders, each `map`ped and sent to the next: one write runs
+  // through all of them. The cost per holder, at three lengths a decade
+  // apart (issue #36: it grew with the length, a cause list searched per
+  // hop).
+  for length in [100, 1000, 10000] {
+    Benchmark("holder chain \(length): chaining") { benchmark in
+      let holders = (0...length).map { _ in ValueHolder(0) }
+      let counter = Counter()
+      let observers = (0..<length).map { index in
+        holders[index].chain().map { $0 &+ 1 }.sendTo(holders[index + 1]).end()
+      }
+      let last = holders[length].chain().do { counter.total &+= $0 }.end()
+      let writes = Suite.size(max(100_000 / length, 10), smoke: 2)
+      benchmark.measure(operations: writes * length) {
+        for value in 1...writes { holders[0].value = value &* 1_000_000 }
+      }
+      benchmark.expectDelivery(counter)
+      last.invalidate()
+      for observer in observers { observer.invalidate() }
+    }
+  }
+
   Benchmark("holder set: chaining") { benchmark in
     let holder = ValueHolder(-1)
     let counter = Counter()

@@ -35,6 +35,9 @@ struct DeliveryContext {
     @usableFromInline var count = 0
     @usableFromInline var capacity = 0
     @usableFromInline var causes: UnsafeMutablePointer<Unmanaged<DeliveryGate>>? = nil
+    /// The causes past the first `DeliveryContext.scanned`, also kept as a
+    /// set, so that `isCaused(by:)` costs O(1) however deep the delivery.
+    @usableFromInline var deep = CauseSet()
     /// How many waves this thread is inside: deliveries of a write, and
     /// batches (see `Wave.swift`). Nonzero, a combine defers its value.
     @usableFromInline var wave = 0
@@ -115,8 +118,16 @@ struct DeliveryContext {
   /// gate is released.
   @inlinable @inline(__always)
   func popCause() {
-    state.pointee.count -= 1
+    let count = state.pointee.count - 1
+    state.pointee.count = count
+    if count >= Self.scanned { removeDeep(state.pointee.causes.unsafelyUnwrapped[count]) }
   }
+
+  /// How many causes `isCaused(by:)` searches in the buffer: a delivery
+  /// through a few chains (almost all of them) costs a short search and
+  /// nothing more; the causes past these are also kept in `deep`, a set.
+  @inlinable
+  static var scanned: Int { 16 }
 
   /// Marks the end of the run started by `enter(_:)`.
   @inlinable @inline(__always)
@@ -130,6 +141,25 @@ struct DeliveryContext {
     if count == state.pointee.capacity { grow() }
     state.pointee.causes.unsafelyUnwrapped[count] = Unmanaged.passUnretained(gate)
     state.pointee.count = count + 1
+    if count >= Self.scanned { addDeep(gate) }
+  }
+
+  /// Adds a cause past the first `scanned` to `deep`.
+  @usableFromInline @inline(never)
+  func addDeep(_ gate: DeliveryGate) {
+    state.pointee.deep.insert(gate)
+  }
+
+  /// Takes a cause past the first `scanned` out of `deep`.
+  @usableFromInline @inline(never)
+  func removeDeep(_ gate: Unmanaged<DeliveryGate>) {
+    state.pointee.deep.remove(gate.takeUnretainedValue())
+  }
+
+  /// Whether `gate` is among the causes past the first `scanned`.
+  @usableFromInline @inline(never)
+  func isDeepCause(_ gate: DeliveryGate) -> Bool {
+    state.pointee.deep.contains(gate)
   }
 
   @usableFromInline
@@ -151,10 +181,10 @@ struct DeliveryContext {
     if count == 0 { return false }
     let causes = state.pointee.causes.unsafelyUnwrapped
     let target = Unmanaged.passUnretained(gate).toOpaque()
-    for index in 0..<count where causes[index].toOpaque() == target {
+    for index in 0..<min(count, Self.scanned) where causes[index].toOpaque() == target {
       return true
     }
-    return false
+    return count > Self.scanned && isDeepCause(gate)
   }
 
   /// The causes, retained, for a value that is queued for later. One
@@ -175,6 +205,7 @@ struct DeliveryContext {
     let saved = state.pointee.count
     let own = saved == 0 ? [] : (0..<saved).map { state.pointee.causes.unsafelyUnwrapped[$0] }
     state.pointee.count = 0
+    state.pointee.deep.removeAll()
     if let single = causes.single {
       push(single)
     } else {
@@ -183,6 +214,7 @@ struct DeliveryContext {
     if let gate { push(gate) }
     body()
     state.pointee.count = 0
+    state.pointee.deep.removeAll()
     for cause in own { push(cause.takeUnretainedValue()) }
     withExtendedLifetime(causes) {}
   }
@@ -246,6 +278,7 @@ private func freeContext(_ raw: UnsafeMutableRawPointer) {
   if _chaining_get_thread_context() == raw { _chaining_set_thread_context(nil) }
   let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
   state.pointee.causes?.deallocate()
+  state.pointee.deep.deallocate()
   state.deinitialize(count: 1)
   state.deallocate()
 }

@@ -1,0 +1,126 @@
+// MARK: - CauseSet
+
+/// The causes of a deep delivery past the ones `DeliveryContext.isCaused(by:)`
+/// searches in its buffer: a multiset of gates, so that a chain thousands of
+/// holders deep finds whether a gate is a cause in O(1) per hop instead of
+/// searching the whole list (which made a write's cost grow with the square
+/// of the depth).
+///
+/// Thread-local, like the context that owns it: no lock, no atomics. An
+/// open-addressing table of gate addresses with a count each (a gate may be
+/// a cause twice, once installed from a queued value and once its own),
+/// probed linearly; a removal shifts the entries after it back, so that
+/// there are no tombstones. At most half full.
+@usableFromInline
+struct CauseSet {
+  /// The gates' addresses; 0 marks an empty slot.
+  var keys: UnsafeMutablePointer<UInt>? = nil
+  /// How many times each slot's gate is a cause.
+  var counts: UnsafeMutablePointer<Int>? = nil
+  /// The number of slots: 0, or a power of two.
+  var capacity = 0
+  /// The number of slots in use.
+  var occupied = 0
+
+  /// The slot a key's probe starts at.
+  func home(of key: UInt) -> Int {
+    // Gates are at least 16-byte aligned: the low bits say nothing.
+    Int(truncatingIfNeeded: (key >> 4) &* 0x9E37_79B9_7F4A_7C15) & (capacity - 1)
+  }
+
+  /// The slot holding `key`, or nil.
+  func slot(of key: UInt) -> Int? {
+    guard capacity > 0, let keys else { return nil }
+    var index = home(of: key)
+    while keys[index] != 0 {
+      if keys[index] == key { return index }
+      index = (index + 1) & (capacity - 1)
+    }
+    return nil
+  }
+
+  func contains(_ gate: DeliveryGate) -> Bool {
+    slot(of: Self.key(gate)) != nil
+  }
+
+  /// Adds one occurrence of `gate`.
+  mutating func insert(_ gate: DeliveryGate) {
+    let key = Self.key(gate)
+    if let index = slot(of: key) {
+      counts.unsafelyUnwrapped[index] += 1
+      return
+    }
+    if (occupied + 1) * 2 > capacity { grow() }
+    let keys = keys.unsafelyUnwrapped
+    var index = home(of: key)
+    while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
+    keys[index] = key
+    counts.unsafelyUnwrapped[index] = 1
+    occupied += 1
+  }
+
+  /// Removes one occurrence of `gate`, which must be there.
+  mutating func remove(_ gate: DeliveryGate) {
+    guard var hole = slot(of: Self.key(gate)) else {
+      preconditionFailure("CauseSet.remove(_:): the gate is not a cause")
+    }
+    let keys = keys.unsafelyUnwrapped
+    let counts = counts.unsafelyUnwrapped
+    counts[hole] -= 1
+    if counts[hole] > 0 { return }
+    keys[hole] = 0
+    occupied -= 1
+    // Shift back each later entry of the run whose probe would otherwise
+    // cross the hole: one whose home is not cyclically in (hole, index].
+    var index = hole
+    while true {
+      index = (index + 1) & (capacity - 1)
+      if keys[index] == 0 { return }
+      let start = home(of: keys[index])
+      let stays = hole <= index ? (hole < start && start <= index) : (hole < start || start <= index)
+      if stays { continue }
+      keys[hole] = keys[index]
+      counts[hole] = counts[index]
+      keys[index] = 0
+      hole = index
+    }
+  }
+
+  /// Empties the set, keeping its slots.
+  mutating func removeAll() {
+    guard occupied > 0, let keys else { return }
+    keys.update(repeating: 0, count: capacity)
+    occupied = 0
+  }
+
+  /// Frees the slots.
+  mutating func deallocate() {
+    keys?.deallocate()
+    counts?.deallocate()
+    self = CauseSet()
+  }
+
+  private mutating func grow() {
+    let oldKeys = keys
+    let oldCounts = counts
+    let oldCapacity = capacity
+    capacity = max(16, capacity * 2)
+    keys = .allocate(capacity: capacity)
+    keys.unsafelyUnwrapped.initialize(repeating: 0, count: capacity)
+    counts = .allocate(capacity: capacity)
+    counts.unsafelyUnwrapped.initialize(repeating: 0, count: capacity)
+    guard let oldKeys, let oldCounts else { return }
+    for old in 0..<oldCapacity where oldKeys[old] != 0 {
+      var index = home(of: oldKeys[old])
+      while keys.unsafelyUnwrapped[index] != 0 { index = (index + 1) & (capacity - 1) }
+      keys.unsafelyUnwrapped[index] = oldKeys[old]
+      counts.unsafelyUnwrapped[index] = oldCounts[old]
+    }
+    oldKeys.deallocate()
+    oldCounts.deallocate()
+  }
+
+  static func key(_ gate: DeliveryGate) -> UInt {
+    UInt(bitPattern: Unmanaged.passUnretained(gate).toOpaque())
+  }
+}

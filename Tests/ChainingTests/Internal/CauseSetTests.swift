@@ -1,0 +1,102 @@
+import Testing
+
+@testable import Chaining
+
+/// The causes of a deep delivery: `CauseSet`, and `DeliveryContext` past
+/// the causes it searches in its buffer (issue #36).
+@Suite struct CauseSetTests {
+  /// Random inserts and removals of 40 gates, each checked against a
+  /// count per gate: `contains` agrees after every step, through growth
+  /// and the back shifts of removals.
+  @Test func aSetAgreesWithACountPerGate() {
+    let gates = (0..<40).map { _ in DeliveryGate(held: false) }
+    var set = CauseSet()
+    var counts = Array(repeating: 0, count: gates.count)
+    var random = GlitchFreePropertyTests.Generator(state: 36)
+    var mismatches = 0
+    for _ in 0..<20_000 {
+      let index = Int(random.next() % UInt64(gates.count))
+      if counts[index] > 0, random.next() % 2 == 0 {
+        set.remove(gates[index])
+        counts[index] -= 1
+      } else {
+        set.insert(gates[index])
+        counts[index] += 1
+      }
+      for (gate, count) in zip(gates, counts) where set.contains(gate) != (count > 0) {
+        mismatches += 1
+      }
+    }
+    #expect(mismatches == 0)
+    #expect(set.occupied == counts.filter { $0 > 0 }.count)
+    set.deallocate()
+  }
+
+  /// Pushes and pops to depths past the buffer's search, with a queued
+  /// value's causes installed on the way: `isCaused(by:)` answers as a
+  /// search of the whole list would.
+  @Test func isCausedAgreesWithTheWholeListAtAnyDepth() {
+    let gates = (0..<64).map { _ in DeliveryGate(held: false) }
+    spawn {
+      let context = DeliveryContext.current
+      var stack: [DeliveryGate] = []
+      var random = GlitchFreePropertyTests.Generator(state: 3600)
+      var mismatches = 0
+      func check() {
+        for gate in gates where context.isCaused(by: gate) != stack.contains(where: { $0 === gate }) {
+          mismatches += 1
+        }
+      }
+      for _ in 0..<3_000 {
+        switch random.next() % 8 {
+        case 0..<4 where stack.count < 200:
+          let gate = gates[Int(random.next() % UInt64(gates.count))]
+          context.enter(gate)
+          stack.append(gate)
+        case 4..<7 where !stack.isEmpty:
+          context.popCause()
+          context.leave()
+          stack.removeLast()
+        case 7:
+          let captured = Array(gates.shuffled(using: &random).prefix(Int(random.next() % 40)))
+          let own = stack
+          stack = captured
+          context.run(with: Causes(gates: captured)) { check() }
+          stack = own
+        default:
+          break
+        }
+        check()
+      }
+      #expect(mismatches == 0)
+      while !stack.isEmpty {
+        context.popCause()
+        context.leave()
+        stack.removeLast()
+      }
+      #expect(!gates.contains { context.isCaused(by: $0) })
+    }.wait()
+  }
+
+  /// A loop closed 20 holders down a chain of 30: its echo reaches a chain
+  /// whose gate is past the causes searched in the buffer, and is dropped
+  /// there, as near the top.
+  @Test func anEchoDeepInAChainOfHoldersIsDropped() {
+    let holders = (0..<30).map { _ in ValueHolder(0) }
+    let runs = Recorder<Int>()
+    let observers = holders.indices.map { index in
+      holders[index].chain()
+        .do { _ in runs.append(index) }
+        // Bounded, so that a loop that is not broken ends (on equal
+        // values) and fails the test instead of running for ever.
+        .map { min($0 + 1, 100) }
+        .sendTo(holders[index == 29 ? 20 : index + 1])
+        .end()
+    }
+    holders[0].value = 1
+    #expect(runs.history == Array(0..<30))
+    #expect(holders[29].value == 30)
+    #expect(holders[20].value == 31)
+    withExtendedLifetime(observers) {}
+  }
+}
