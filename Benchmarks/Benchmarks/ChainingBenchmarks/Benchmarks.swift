@@ -12,6 +12,7 @@ let benchmarks: @Sendable () -> Void = {
   syncBenchmarks()
   mergeCombineBenchmarks()
   glitchFreeBenchmarks()
+  cellxBenchmarks()
   subscribeInvalidateBenchmarks()
   teardownBenchmarks()
   arrayHolderBenchmarks()
