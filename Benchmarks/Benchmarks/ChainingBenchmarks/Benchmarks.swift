@@ -13,6 +13,7 @@ let benchmarks: @Sendable () -> Void = {
   mergeCombineBenchmarks()
   glitchFreeBenchmarks()
   cellxBenchmarks()
+  kairoBenchmarks()
   subscribeInvalidateBenchmarks()
   teardownBenchmarks()
   arrayHolderBenchmarks()

@@ -266,15 +266,16 @@ extension Chain {
 }
 
 /// The latest value of each chain of a `combine` of many, touched only
-/// under the gate the chains run under.
+/// under the gate the chains run under: one value at a time, so, as
+/// `Box`'s, its fields skip the run-time exclusivity checks.
 @usableFromInline
 final class LatestValues<Value> {
   /// The values, once every chain has sent one; until then `nil`.
-  @usableFromInline var all: [Value]?
+  @usableFromInline @exclusivity(unchecked) var all: [Value]?
   /// The values so far, by chain, until every chain has sent one.
-  @usableFromInline var partial: [Value?]
+  @usableFromInline @exclusivity(unchecked) var partial: [Value?]
   /// How many chains have not sent a value yet.
-  @usableFromInline var missing: Int
+  @usableFromInline @exclusivity(unchecked) var missing: Int
 
   @usableFromInline
   init(count: Int) {

@@ -1,0 +1,265 @@
+import Benchmark
+import Chaining
+
+/// Kairo's scenarios from the js-reactivity-benchmark (their shapes and
+/// counts): `deep`, `broad`, `diamond`, `triangle`, `mux` and `repeated`.
+/// A computed value is a holder fed by a chain, an effect a `do` that
+/// counts its runs; each write is one `withBatchedUpdates`. Every
+/// iteration checks the scenario's own assertions (values and effect
+/// runs), and fails the benchmark (the smoke run in CI too) when one does
+/// not hold. Each beside a floor: closures called in order, as by hand.
+/// The graphs read holders with `fetchedValue()`: `value` would register
+/// with Observation, and every later write would pay for telling it.
+func kairoBenchmarks() {
+  for scenario in KairoScenario.all {
+    Benchmark("kairo \(scenario.name): chaining") { benchmark in
+      let graph = scenario.makeGraph()
+      benchmark.measure(operations: scenario.writes) {
+        if let failure = graph.iteration() { fatalError("kairo \(scenario.name): \(failure)") }
+      }
+      graph.invalidate()
+    }
+    Benchmark("kairo \(scenario.name): floor") { benchmark in
+      let floor = scenario.makeFloor()
+      benchmark.measure(operations: scenario.writes) {
+        if let failure = floor() { fatalError("kairo \(scenario.name) floor: \(failure)") }
+      }
+    }
+  }
+}
+
+/// One scenario: its graph of holders, its hand-written floor, and how
+/// many writes one iteration makes.
+struct KairoScenario: @unchecked Swift.Sendable {
+  // @unchecked: immutable, and its closures make fresh graphs, each used
+  // by the one benchmark that made it.
+  let name: String
+  let writes: Int
+  let makeGraph: () -> KairoGraph
+  /// Returns one iteration, which returns a failed check, or nil.
+  let makeFloor: () -> () -> String?
+
+  static let all = [deep, broad, diamond, triangle, mux, repeated]
+
+  /// A chain of 50 computed values, each the one before plus one.
+  static let deep = KairoScenario(name: "deep", writes: 50) {
+    let graph = KairoGraph()
+    var current = graph.head
+    for _ in 0..<50 { current = graph.computed(from: current) { $0 &+ 1 } }
+    graph.effect(on: current)
+    let last = current
+    graph.check = { i in last.fetchedValue() == 50 + i ? nil : "\(last.fetchedValue()) for \(i)" }
+    graph.iterations = 50
+    graph.expectedRuns = 50
+    return graph
+  } makeFloor: {
+    let steps: [(Int) -> Int] = identity(Array(repeating: { $0 &+ 1 }, count: 50))
+    return floor(iterations: 50) { head in
+      var value = head
+      for step in steps { value = step(value) }
+      return value == 50 + head ? nil : "\(value)"
+    }
+  }
+
+  /// 50 pairs of computed values from one head, each with an effect.
+  static let broad = KairoScenario(name: "broad", writes: 50) {
+    let graph = KairoGraph()
+    var last = graph.head
+    for offset in 0..<50 {
+      let current = graph.computed(from: graph.head) { $0 &+ offset }
+      last = graph.computed(from: current) { $0 &+ 1 }
+      graph.effect(on: last)
+    }
+    let end = last
+    graph.check = { i in end.fetchedValue() == i + 50 ? nil : "\(end.fetchedValue()) for \(i)" }
+    graph.iterations = 50
+    graph.expectedRuns = 50 * 50
+    return graph
+  } makeFloor: {
+    let steps: [(Int) -> Int] = identity((0..<50).map { offset in { $0 &+ offset &+ 1 } })
+    return floor(iterations: 50) { head in
+      var last = 0
+      for step in steps { last = step(head) }
+      return last == head + 50 ? nil : "\(last)"
+    }
+  }
+
+  /// Five computed values from one head, summed.
+  static let diamond = KairoScenario(name: "diamond", writes: 500) {
+    let graph = KairoGraph()
+    let sides = (0..<5).map { _ in graph.computed(from: graph.head) { $0 &+ 1 } }
+    let sum = graph.combined(sides) { $0.reduce(0, &+) }
+    graph.effect(on: sum)
+    graph.check = { i in sum.fetchedValue() == (i + 1) * 5 ? nil : "\(sum.fetchedValue()) for \(i)" }
+    graph.iterations = 500
+    graph.expectedRuns = 500
+    return graph
+  } makeFloor: {
+    let sides: [(Int) -> Int] = identity(Array(repeating: { $0 &+ 1 }, count: 5))
+    return floor(iterations: 500) { head in
+      var sum = 0
+      for side in sides { sum &+= side(head) }
+      return sum == (head + 1) * 5 ? nil : "\(sum)"
+    }
+  }
+
+  /// A chain of 10 values from one head, and the sum of all of them.
+  static let triangle = KairoScenario(name: "triangle", writes: 100) {
+    let graph = KairoGraph()
+    var current = graph.head
+    var list: [ValueHolder<Int>] = []
+    for _ in 0..<10 {
+      list.append(current)
+      current = graph.computed(from: current) { $0 &+ 1 }
+    }
+    let sum = graph.combined(list) { $0.reduce(0, &+) }
+    graph.effect(on: sum)
+    graph.check = { i in sum.fetchedValue() == 45 + 10 * i ? nil : "\(sum.fetchedValue()) for \(i)" }
+    graph.iterations = 100
+    graph.expectedRuns = 100
+    return graph
+  } makeFloor: {
+    let steps: [(Int) -> Int] = identity(Array(repeating: { $0 &+ 1 }, count: 10))
+    return floor(iterations: 100) { head in
+      var value = head
+      var sum = 0
+      for step in steps {
+        sum &+= value
+        value = step(value)
+      }
+      return sum == 45 + 10 * head ? nil : "\(sum)"
+    }
+  }
+
+  /// 100 heads gathered in one value, split again into 100 values plus one.
+  static let mux = KairoScenario(name: "mux", writes: 20) {
+    let graph = KairoGraph()
+    let heads = (0..<100).map { _ in ValueHolder(0) }
+    graph.keep(heads)
+    let all = graph.combined(heads) { $0 }
+    let split = (0..<100).map { index in
+      graph.computed(from: graph.computed(from: all) { $0[index] }) { $0 &+ 1 }
+    }
+    for value in split { graph.effect(on: value) }
+    graph.runIteration = {
+      for i in 0..<10 {
+        withBatchedUpdates { heads[i].value = i }
+        if split[i].fetchedValue() != i + 1 { return "\(split[i].fetchedValue()) for \(i)" }
+      }
+      for i in 0..<10 {
+        withBatchedUpdates { heads[i].value = i * 2 }
+        if split[i].fetchedValue() != i * 2 + 1 { return "\(split[i].fetchedValue()) for \(i * 2)" }
+      }
+      return nil
+    }
+    return graph
+  } makeFloor: {
+    var heads = Array(repeating: 0, count: 100)
+    let split: [([Int]) -> Int] = identity((0..<100).map { index in { $0[index] &+ 1 } })
+    let counter = Counter()
+    return {
+      for (i, value) in (0..<10).map({ ($0, $0) }) + (0..<10).map({ ($0, $0 * 2) }) {
+        heads[i] = value
+        for part in split { counter.total &+= part(heads) }
+        if split[i](heads) != value + 1 { return "\(value)" }
+      }
+      return nil
+    }
+  }
+
+  /// One value that reads its head 30 times.
+  static let repeated = KairoScenario(name: "repeated", writes: 100) {
+    let graph = KairoGraph()
+    let current = graph.computed(from: graph.head) { head in
+      var result = 0
+      for _ in 0..<30 { result &+= head }
+      return result
+    }
+    graph.effect(on: current)
+    graph.check = { i in current.fetchedValue() == i * 30 ? nil : "\(current.fetchedValue()) for \(i)" }
+    graph.iterations = 100
+    graph.expectedRuns = 100
+    return graph
+  } makeFloor: {
+    let read: (Int) -> Int = identity { $0 }
+    return floor(iterations: 100) { head in
+      var result = 0
+      for _ in 0..<30 { result &+= read(head) }
+      return result == head * 30 ? nil : "\(result)"
+    }
+  }
+
+  /// An iteration of a floor: writes 1, then 0 to `iterations - 1`, each
+  /// through `write`.
+  static func floor(iterations: Int, _ write: @escaping (Int) -> String?) -> () -> String? {
+    {
+      if let failure = write(1) { return failure }
+      for i in 0..<iterations {
+        if let failure = write(i) { return failure }
+      }
+      return nil
+    }
+  }
+}
+
+/// A graph of holders and chains for one kairo scenario. It keeps every
+/// holder (a chain holds the holder it sends to weakly) and every observer.
+final class KairoGraph {
+  let head = ValueHolder(0)
+  /// The effects' runs since the iteration began.
+  let runs = Counter()
+  /// The check after write `i`: nil, or what failed.
+  var check: (Int) -> String? = { _ in nil }
+  var iterations = 0
+  var expectedRuns = 0
+  /// Replaces the default iteration (for scenarios with several heads).
+  var runIteration: (() -> String?)?
+  private var holders: [AnyObject] = []
+  private var observers: [Observer] = []
+
+  /// A holder fed by `transform` of `source`'s values.
+  func computed<Source, Value: Equatable>(
+    from source: ValueHolder<Source>,
+    _ transform: @escaping (Source) -> Value
+  ) -> ValueHolder<Value> {
+    let holder = ValueHolder(transform(source.fetchedValue()))
+    holders.append(holder)
+    observers.append(source.chain().map(transform).sendTo(holder).sync())
+    return holder
+  }
+
+  /// A holder fed by `transform` of the latest values of `sources`.
+  func combined<Value: Equatable>(
+    _ sources: [ValueHolder<Int>],
+    _ transform: @escaping ([Int]) -> Value
+  ) -> ValueHolder<Value> {
+    let holder = ValueHolder(transform(sources.map { $0.fetchedValue() }))
+    holders.append(holder)
+    observers.append(Chain.combine(sources) { $0.chain() }.map(transform).sendTo(holder).sync())
+    return holder
+  }
+
+  func effect<Value>(on holder: ValueHolder<Value>) {
+    observers.append(holder.chain().do { [runs] _ in runs.total &+= 1 }.end())
+  }
+
+  func keep(_ objects: [AnyObject]) {
+    holders += objects
+  }
+
+  /// One iteration of the scenario: what failed, or nil.
+  func iteration() -> String? {
+    if let runIteration { return runIteration() }
+    withBatchedUpdates { head.value = 1 }
+    runs.total = 0
+    for i in 0..<iterations {
+      withBatchedUpdates { head.value = i }
+      if let failure = check(i) { return failure }
+    }
+    return runs.total == expectedRuns ? nil : "\(runs.total) effect runs, expected \(expectedRuns)"
+  }
+
+  func invalidate() {
+    for observer in observers { observer.invalidate() }
+  }
+}
