@@ -33,8 +33,9 @@ import Observation
 /// ### When values arrive
 /// - The closure runs on `queue`, never on two threads at once: once when
 ///   the source is made (in a `sync` block of `queue` when it is made
-///   elsewhere, so never make it in a block that `queue` waits for), and
-///   then after each change. Made off the main actor with `on: .main`, it
+///   elsewhere, so never make it in a block that `queue` waits for, nor on
+///   the main thread with a queue that targets the main queue), and then
+///   after each change. Made off the main actor with `on: .main`, it
 ///   reads on the calling thread, and once more on the main queue.
 ///   ``Chain/sync()`` sends the last value it read, at once, on the thread
 ///   that calls it.
