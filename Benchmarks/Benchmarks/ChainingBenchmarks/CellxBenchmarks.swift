@@ -19,6 +19,12 @@ func cellxBenchmarks() {
       graph.invalidate()
     }
 
+    // Invalidating every observer of the graph: 8 per layer.
+    Benchmark("cellx teardown \(layers): chaining") { benchmark in
+      let graph = CellxGraph(layers: layers)
+      benchmark.measure(operations: layers * 8) { graph.invalidate() }
+    }
+
     Benchmark("cellx \(layers): floor") { benchmark in
       // The floor of the README: a closure per value, called in order,
       // each reading two values of the layer before, and an effect each.

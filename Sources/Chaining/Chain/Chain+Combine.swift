@@ -239,10 +239,10 @@ extension Chain {
       isolation = builds.isEmpty ? chain.isolation : joinedIsolation(isolation, chain.isolation)
       builds.append(chain.build)
     }
-    precondition(
-      !builds.isEmpty,
-      "Chain.combine(_:_:): elements must not be empty, got an empty \(Elements.self)"
-    )
+    // `fatalError`, not `precondition`, whose message an optimized build drops.
+    if builds.isEmpty {
+      fatalError("Chain.combine(_:_:): elements must not be empty, got an empty \(Elements.self)")
+    }
     return Chain<[Element], Source>(isolation: isolation) { given, context in
       let downstream: ([Element]) -> Void
       if let given { downstream = given } else { downstream = { _ in } }
