@@ -149,6 +149,12 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
   private let outerGate: DeliveryGate
   private let downstream: (Inner) -> Void
   private let state = Protected(State())
+  /// The building thread's next combine rank when this step was built:
+  /// every combine after the step takes this rank or a higher one. The
+  /// combines of an inner chain, built later, take ranks far below it
+  /// (`innerRanks`), so that a wave's end sends them before the combines
+  /// after the step, as it would had they been built with the chain.
+  private let rankBase: Int
 
   private struct State {
     /// The number of the latest inner chain: only its values pass the gate.
@@ -172,7 +178,14 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
     self.fetching = fetching
     self.outerGate = outerGate
     self.downstream = downstream
+    rankBase = DeliveryContext.current.state.pointee.builtRank
   }
+
+  /// How far below `rankBase` an inner chain's combines rank: more than
+  /// any chain builds combines, so that they stay below the combines
+  /// after this step; a flatMapLatest inside the inner chain goes as far
+  /// below again.
+  static var innerRanks: Int { 1 << 32 }
 
   /// Replaces the inner chain with the one `transform(value)` returns.
   ///
@@ -197,10 +210,16 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
       downstream(value)
       context.popCause()
     }
+    // The inner chain's combines take ranks below the combines after this
+    // step (see `rankBase`), from this thread's counter, restored after.
+    let building = DeliveryContext.current.state
+    let savedRank = building.pointee.builtRank
+    building.pointee.builtRank = rankBase - Self.innerRanks
     inner.build(
       { [gate] value in gate.deliver(value, to: deliver, in: DeliveryContext.current) },
       observer
     )
+    building.pointee.builtRank = savedRank
     // Started before anyone else can reach it, as `end()` and `sync()` do:
     // its fetch, if any, runs here, through `gate`.
     observer.start(fetching: fetching)

@@ -51,9 +51,11 @@ struct DeliveryContext {
     /// The combines that changed in the current wave, in the order they
     /// first changed; sent when the wave ends.
     var deferred: [WaveFlush.Entry] = []
-    /// The rank of the combine being sent by the wave's end, plus one, or 0:
-    /// what a combine reached from here learns as its least rank.
-    var level = 0
+    /// The rank of the combine being sent by the wave's end, plus one, or
+    /// `Int.min` when none is: what a combine reached from here learns as
+    /// its least rank. Not 0: the combines of a `flatMapLatest`'s inner
+    /// chains have ranks below 0 (see `LatestInnerChain.rankBase`).
+    var level = Int.min
     /// A counter for the ranks combines get when they are built, on this
     /// thread: a combine built inside another's build (`a.combine(b).combine(c)`)
     /// gets a lower rank than the outer one.

@@ -430,4 +430,41 @@ import Testing
     #expect(received.history.map { [$0.0, $0.1] } == [[1, 2], [5, 10], [5, 10]])
     withExtendedLifetime(observer) {}
   }
+
+  /// Issue #36: the combines of a `flatMapLatest`'s inner chain, built at a
+  /// switch, rank below the combines after the step, as if built with the
+  /// chain: a wave that switches and changes the other side sends once,
+  /// from the new inner value. They took a fresh, higher rank, so the
+  /// combine after the step sent first, with the old inner value. Built on
+  /// the main actor, as the issue's example (a script's top-level code):
+  /// built elsewhere, the combine after the step learned a higher rank at
+  /// `sync()` and the order came out right by chance.
+  @MainActor @Test func aSwitchToAnInnerChainWithACombineSendsOnceInAWave() {
+    let inners = (0..<4).map { (ValueHolder($0 * 100), ValueHolder($0 * 100 + 1)) }
+    let selected = ValueHolder(0)
+    let other = ValueHolder(0)
+    let received = Recorder<[Int]>()
+    let observer = selected.chain()
+      .flatMapLatest { index in
+        inners[index].0.chain().combine(inners[index].1.chain()).map { $0 * 1000 + $1 }
+      }
+      .combine(other.chain())
+      .do { received.append([$0, $1]) }
+      .sync()
+    #expect(received.history == [[1, 0]])
+    withBatchedUpdates {
+      other.value = 1
+      selected.value = 1
+    }
+    #expect(received.history == [[1, 0], [100_101, 1]])
+    withBatchedUpdates {
+      selected.value = 2
+      other.value = 2
+    }
+    #expect(received.history == [[1, 0], [100_101, 1], [200_201, 2]])
+    // A write of an inner source alone, in its own wave.
+    inners[2].0.value = 300
+    #expect(received.history.last == [300_201, 2])
+    observer.invalidate()
+  }
 }
