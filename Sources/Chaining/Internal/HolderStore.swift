@@ -85,34 +85,26 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// the old value is released after unlocking.
   @inlinable @inline(__always)
   func replace(with newValue: State, event: (State) -> Event) {
-    // Not `write`: its type-erased garbage would box the old value.
-    let (claim, old, observed) = withLock { stored, coreState -> (_SenderCore<Event>.Claim, State?, Bool) in
-      if areEqual(stored, newValue) { return (.none, nil, false) }
-      let old = stored
-      stored = newValue
-      version &+= 1
-      return (core.claim(event(newValue), in: &coreState), old, observation != nil)
-    }
-    _ = consume old
-    // `.deliver`, or `.awaitTurn` (the delivering thread is past its
-    // limit, see `_SenderCore.awaitTurn()`): both go through `run`.
-    if case .none = claim {} else { core.run(claim, event(newValue)) }
-    if observed { notifyObservation() }
+    // Inlined with `nil`, the version check and the result fold away.
+    _ = replace(with: newValue, ifVersion: nil, event: event)
   }
 
   /// `replace(with:event:)`, made only if no write has broadcast since the
-  /// write counted `expected` in `version`: a compare-and-set of the
-  /// state for a two-way binding, which must not overwrite a newer write
-  /// with an older value from the other side.
+  /// write counted `expected` in `version` (always, when `expected` is
+  /// nil): a compare-and-set of the state for a two-way binding, which
+  /// must not overwrite a newer write with an older value from the other
+  /// side.
   ///
   /// Returns `nil`, and changes nothing, when the version is not
   /// `expected`; otherwise the version after the call (`expected` when
   /// `newValue` equals the state and nothing is broadcast).
-  func replace(with newValue: State, ifVersion expected: UInt64, event: (State) -> Event) -> UInt64? {
-    let (claim, old, observed, after) = withLock {
-      stored,
-      coreState -> (_SenderCore<Event>.Claim, State?, Bool, UInt64?) in
-      guard version == expected else { return (.none, nil, false, nil) }
+  @inlinable @inline(__always)
+  func replace(with newValue: State, ifVersion expected: UInt64?, event: (State) -> Event) -> UInt64? {
+    // Not `write`: its type-erased garbage would box the old value.
+    typealias Outcome = (_SenderCore<Event>.Claim, State?, Bool, UInt64?)
+    let (claim, old, observed, after) = withLock { stored, coreState -> Outcome in
+      if let expected, version != expected { return (.none, nil, false, nil) }
+      // Unchanged: `expected`, the version, or nil when there is none.
       if areEqual(stored, newValue) { return (.none, nil, false, expected) }
       let old = stored
       stored = newValue
@@ -120,6 +112,8 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
       return (core.claim(event(newValue), in: &coreState), old, observation != nil, version)
     }
     _ = consume old
+    // `.deliver`, or `.awaitTurn` (the delivering thread is past its
+    // limit, see `_SenderCore.awaitTurn()`): both go through `run`.
     if case .none = claim {} else { core.run(claim, event(newValue)) }
     if observed { notifyObservation() }
     return after

@@ -294,21 +294,15 @@ final class ReadLoop<Value>: @unchecked Swift.Sendable {
   /// in every program), so off the main actor it reads here, and once
   /// more on the queue from `start`.
   ///
-  /// Two reads, each under tracking, as `readAndSend()` makes: a write
-  /// from another thread (a holder, or a writer under a lock) that lands
-  /// between the first read and its tracking's install is seen by the
-  /// second. `nil` when the model is gone.
+  /// Two reads, as every read (`trackedReadTwice()`). `nil` when the
+  /// model is gone.
   func firstRead() -> Value? {
-    let read = { () -> Value? in
-      guard self.trackedRead() != nil else { return nil }
-      return self.trackedRead()
-    }
     if queue === DispatchQueue.main {
-      if isOnMainActor { return read() }
+      if isOnMainActor { return trackedReadTwice() }
       state.withLock { $0.readAgain = true }
-      return read()
+      return trackedReadTwice()
     }
-    return isOnQueue ? read() : queue.sync(execute: read)
+    return isOnQueue ? trackedReadTwice() : queue.sync { trackedReadTwice() }
   }
 
   /// Whether this code runs in a block of the queue (or of a queue that
@@ -328,6 +322,20 @@ final class ReadLoop<Value>: @unchecked Swift.Sendable {
     withObservationTracking(read) { [weak self] in self?.scheduleRead() }
   }
 
+  /// Reads twice, each under tracking, and returns the second read: a
+  /// write that lands between the first read and the moment its tracking
+  /// is installed (the end of `withObservationTracking`) reaches no
+  /// tracking, but the second read, which starts after that moment, sees
+  /// it. A write that lands during the second read's window calls the
+  /// first tracking's `onChange`, which queues a read. Both trackings may
+  /// call `onChange`; `scheduled` makes that one read. `nil` once the
+  /// model is gone: such a read runs nothing and tracks nothing, so the
+  /// reads stop there.
+  private func trackedReadTwice() -> Value? {
+    guard trackedRead() != nil else { return nil }
+    return trackedRead()
+  }
+
   /// Called by Observation in a tracked model's `willSet`, on the writing
   /// thread, before the change is stored: queues one read, unless one is
   /// queued and has not started (it will read this change too).
@@ -342,25 +350,14 @@ final class ReadLoop<Value>: @unchecked Swift.Sendable {
     queue.async { [weak self] in self?.readAndSend() }
   }
 
-  /// Reads on the queue and sends the result.
-  ///
-  /// Reads twice, each under tracking: a write that lands between the first
-  /// read and the moment its tracking is installed (the end of
-  /// `withObservationTracking`) reaches no tracking, but the second read,
-  /// which starts after that moment, sees it. A write that lands during
-  /// the second read's window calls the first tracking's `onChange`, which
-  /// queues a read. Both trackings may call `onChange`; `scheduled` makes
-  /// that one read.
+  /// Reads on the queue, twice (`trackedReadTwice()`), and sends the result.
   private func readAndSend() {
     let target = state.withLock { state in
       state.scheduled = false
       if state.target == nil { state.missed = true }
       return state.target
     }
-    guard let target else { return }
-    // `nil` once the model is gone: such a read runs nothing and tracks
-    // nothing, so the reads stop there.
-    guard trackedRead() != nil, let value = trackedRead() else { return }
+    guard let target, let value = trackedReadTwice() else { return }
     target.replace(with: value) { $0 }
   }
 }

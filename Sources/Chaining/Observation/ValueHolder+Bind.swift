@@ -360,19 +360,15 @@ private final class BindingLedger: Swift.Sendable {
     state.withLock { $0.done += 1 }
   }
 
-  /// Starts from the holder's version, under the holder's lock, as the
-  /// binding subscribes to its changes.
-  func start(at version: UInt64) {
-    state.withLock { $0.written = version }
-  }
-
   /// The version the model has, when a read that saw `writes` of the
   /// binding's writes saw all of them; `nil` otherwise.
   func written(ifSaw writes: UInt64) -> UInt64? {
     state.withLock { $0.queued == writes ? $0.written : nil }
   }
 
-  /// Records that the holder's `version` came from the model.
+  /// Records that the model has the holder's `version`: set from the
+  /// model, or, as the binding subscribes (under the holder's lock), the
+  /// one it starts from.
   func set(written version: UInt64) {
     state.withLock { $0.written = version }
   }
@@ -414,7 +410,7 @@ private final class ChangesOf<Value>: Chainable {
     store.attach(context, handler) { [ledger] _ in
       // Under the holder's lock: every later write is a change the chain
       // receives.
-      ledger?.start(at: store.version)
+      ledger?.set(written: store.version)
       return nil
     }
   }
