@@ -93,15 +93,16 @@ func broadcastWhileChurning(round: Int) {
   withExtendedLifetime(observers) {}
 }
 
-/// Two holders bound both ways, written from several threads at once:
-/// once the writers have ended, both hold the same value, and a chain on
-/// each has that value last.
+/// Two holders bound both ways with `bind(to:)`, written from several
+/// threads at once at both ends: once the writers have ended, both hold the
+/// same value, and a chain on each has that value last. (Two chains sending
+/// to each other, `sendTo` both ways, stop their loop too, but crossing
+/// writes can leave each holder with the other's value: Threading.md.)
 func twoWayBinding(round: Int) {
   let left = ValueHolder(-1)
   let right = ValueHolder(-1)
   let pool = ObserverPool()
-  left.chain().sendTo(right).sync().addTo(pool)
-  right.chain().sendTo(left).end().addTo(pool)
+  left.bind(to: right).addTo(pool)
   let lastLeft = Mutex(-1)
   let lastRight = Mutex(-1)
   left.chain().do { value in lastLeft.withLock { $0 = value } }.sync().addTo(pool)

@@ -238,7 +238,10 @@ extension ValueHolder {
   /// value.
   ///
   /// Both directions run in one chain, so the binding settles for values
-  /// of any type: a value that came from one holder is not sent back to it.
+  /// of any type: a value that came from one holder is not sent back to
+  /// it. Written from any number of threads at once, at both ends, the two
+  /// holders end on the same value, one of the last writes: the binding
+  /// never sets a holder that changed since it last looked.
   ///
   /// ```swift
   /// let model = ValueHolder(1)
@@ -250,33 +253,21 @@ extension ValueHolder {
   /// binding.invalidate()
   /// ```
   ///
-  /// - Parameter other: The holder whose value wins at the start.
+  /// - Parameter other: The holder whose value wins at the start; not this
+  ///   holder.
   /// - Returns: The observer of both directions. It keeps both holders
   ///   weakly.
   public func bind(to other: ValueHolder<T>) -> Observer {
-    bindBothWays(from: other) { [weak other] value in other?.value = value }
-  }
-
-  /// The two directions of a binding to another holder, as one chain: the
-  /// other holder's values are set on this holder, this holder's changes
-  /// go to `write`.
-  ///
-  /// One chain has one gate. A value set on this holder by the chain comes
-  /// back to the chain as an echo, which it drops; a value `write` gives
-  /// the other holder comes back at once, and is an echo too. Only the
-  /// other holder is fetched by `sync()`.
-  private func bindBothWays(
-    from source: ValueHolder<T>,
-    write: @escaping (T) -> Void
-  ) -> Observer {
-    source.retain().chain()
-      .map { BindingSide.source($0) }
-      .merge(Chain(source: ChangesOf(self), retained: true).map { BindingSide.holder($0) })
-      .do { [weak self] side in
-        switch side {
-        case .source(let value): self?.value = value
-        case .holder(let value): write(value)
-        }
+    if other === self {
+      fatalError("ValueHolder.bind(to:): a holder cannot be bound to itself")
+    }
+    let ledger = HolderBindingLedger()
+    return other.retain().chain()
+      .map { _ in () }
+      .merge(Chain(source: ChangesOf(self), retained: true).map { _ in () })
+      .do { [weak self, weak other] in
+        guard let self, let other else { return }
+        ledger.settle(self.store, other.store)
       }
       .sync()
   }
@@ -385,10 +376,50 @@ private final class BindingLedger: Swift.Sendable {
   }
 }
 
-/// Which end of a two-way binding a value comes from.
-private enum BindingSide<Value> {
-  case source(Value)
-  case holder(Value)
+/// What a binding of two holders last made of them: the version of each
+/// after the binding last set one from the other. See
+/// `ValueHolder.bind(to:)`.
+///
+/// Used by the binding's handler only, which runs one value at a time (one
+/// chain, one gate, whose hand-over orders its runs): plain fields.
+private final class HolderBindingLedger {
+  private var mine: UInt64?
+  private var theirs: UInt64?
+
+  /// Makes the two holders equal, if either changed since the binding last
+  /// set one: the changed one is copied to the other, `theirs` when both
+  /// changed (it starts the binding).
+  ///
+  /// Each copy is a compare-and-set (`replace(with:ifVersion:event:)`): a
+  /// holder written since it was read here is not overwritten with the
+  /// other's older value; its write is then the newer one and is copied
+  /// instead. A write made by another thread while this runs sends its own
+  /// change to the binding, which looks again; a write made by the chains
+  /// a set here runs is an echo the binding does not receive. The old
+  /// binding copied each change's own value, and two crossing writes left
+  /// each holder with the other's (BindTests, the soak's `twoWayBinding`).
+  func settle<T>(_ myStore: HolderStore<T, T>, _ theirStore: HolderStore<T, T>) {
+    var preferMine = false
+    while true {
+      let (myValue, myVersion) = myStore.readVersioned()
+      let (theirValue, theirVersion) = theirStore.readVersioned()
+      let mineChanged = myVersion != mine
+      if theirVersion != theirs, !(mineChanged && preferMine) {
+        guard let set = myStore.replace(with: theirValue, ifVersion: myVersion, event: { $0 }) else {
+          preferMine = true  // written since the read: the newer write
+          continue
+        }
+        (mine, theirs) = (set, theirVersion)
+      } else if mineChanged {
+        guard let set = theirStore.replace(with: myValue, ifVersion: theirVersion, event: { $0 }) else {
+          preferMine = false
+          continue
+        }
+        (mine, theirs) = (myVersion, set)
+      }
+      return
+    }
+  }
 }
 
 /// The changes of a holder, without its value at `sync()`: the side of a

@@ -132,6 +132,56 @@ struct Opaque: Swift.Sendable {
     for watcher in watchers { watcher.invalidate() }
   }
 
+  /// A write to the other holder made while a change of this one is on its
+  /// way to the binding: the old binding copied each change's own value, so
+  /// the two crossing writes left each holder with the other's.
+  @Test func twoHoldersWrittenAcrossEachOtherEndEqual() {
+    let field = ValueHolder(0)
+    let model = ValueHolder(0)
+    // Subscribed before the binding, so it runs first with the field's 1:
+    // the model is written on another thread before the binding sees 1.
+    let interleaver = field.chain().do { value in
+      guard value == 1 else { return }
+      let written = DispatchSemaphore(value: 0)
+      DispatchQueue.global().async {
+        model.value = 2
+        written.signal()
+      }
+      written.wait()
+    }.end()
+    let binding = field.bind(to: model)
+    field.value = 1
+    #expect(field.value == 2)
+    #expect(model.value == 2)
+    binding.invalidate()
+    interleaver.invalidate()
+  }
+
+  @Test func twoHoldersWrittenFromSeveralThreadsAtBothEndsEndEqual() {
+    for round in 0..<20 {
+      let field = ValueHolder(-1)
+      let model = ValueHolder(-1)
+      let binding = field.bind(to: model)
+      DispatchQueue.concurrentPerform(iterations: 4) { thread in
+        for step in 0..<500 {
+          let value = thread * 1_000 + step
+          if (thread + step) % 2 == 0 { field.value = value } else { model.value = value }
+        }
+      }
+      #expect(field.value == model.value, "round \(round)")
+      binding.invalidate()
+    }
+  }
+
+  @Test func aHolderBoundToItselfStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let holder = ValueHolder(0)
+      _ = holder.bind(to: holder)
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("ValueHolder.bind(to:): a holder cannot be bound to itself"))
+  }
+
   @Test func theBindingKeepsNeitherSideAlive() {
     weak var weakProfile: Profile?
     weak var weakField: ValueHolder<String>?
