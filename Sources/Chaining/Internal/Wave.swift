@@ -72,7 +72,7 @@ extension DeliveryContext {
         // this wave invalidates its chain (its gate then drops the send).
         flush: .passRetained(flush),
         hop: innermost.toOpaque() == own.toOpaque() ? nil : innermost.retain(),
-        causes: count > 1 ? capture() : nil
+        causes: count > 1 || state.pointee.base != nil ? capture() : nil
       )
     )
     state.pointee.deferredCount += 1
@@ -122,7 +122,7 @@ extension DeliveryContext {
       // done, and its send is meant to reach the chain.
       if let causes = entry.causes {
         run(with: causes) { send(entry) }
-      } else if state.pointee.count == 0 {
+      } else if state.pointee.count == 0 && state.pointee.base == nil {
         send(entry)
       } else {
         // The wave ended inside a run of other chains (a hop's drain, say):
