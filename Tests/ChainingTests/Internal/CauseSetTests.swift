@@ -50,13 +50,9 @@ import Testing
       for _ in 0..<3_000 {
         switch random.next() % 8 {
         case 0..<4 where stack.count < 200:
-          let gate = gates[Int(random.next() % UInt64(gates.count))]
-          context.enter(gate)
-          stack.append(gate)
+          enter(gates[Int(random.next() % UInt64(gates.count))], context, &stack)
         case 4..<7 where !stack.isEmpty:
-          context.popCause()
-          context.leave()
-          stack.removeLast()
+          leave(context, &stack)
         case 7:
           let captured = Array(gates.shuffled(using: &random).prefix(Int(random.next() % 40)))
           let own = stack
@@ -103,13 +99,9 @@ import Testing
         for _ in 0..<(level == 0 ? 2_000 : 40) {
           switch random.next() % 10 {
           case 0..<4 where stack.count < 40:
-            let gate = gates[Int(random.next() % UInt64(gates.count))]
-            context.enter(gate)
-            stack.append(gate)
+            enter(gates[Int(random.next() % UInt64(gates.count))], context, &stack)
           case 4..<7 where !stack.isEmpty:
-            context.popCause()
-            context.leave()
-            stack.removeLast()
+            leave(context, &stack)
           case 7:
             let causes = context.capture()
             let expected = installed + stack
@@ -179,4 +171,18 @@ import Testing
     #expect(holders[20].value == 31)
     withExtendedLifetime(observers) {}
   }
+}
+
+/// Runs `gate` on the thread by hand (`enter`), and notes it in `stack`,
+/// the list the thread's causes must equal.
+private func enter(_ gate: DeliveryGate, _ context: DeliveryContext, _ stack: inout [DeliveryGate]) {
+  context.enter(gate)
+  stack.append(gate)
+}
+
+/// Ends the run `enter` started last.
+private func leave(_ context: DeliveryContext, _ stack: inout [DeliveryGate]) {
+  context.popCause()
+  context.leave()
+  stack.removeLast()
 }
