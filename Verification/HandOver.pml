@@ -3,11 +3,12 @@
  * (issue #34), in Sources/Chaining/Internal/DeliveryGate.swift:
  * `runPending` (past `handOffLimit`: `overLimit`, `waiters`, the value put
  * back at the head of `pending`; one count per call), `drain`,
- * `handOver(leaving:turns:)` (`turnsTaken`), `endCount`, `runRequested`,
- * `queue` (a writer registers as a waiter in the critical section of its
- * append) and `awaitTurn(in:waits:)`. Verification/JoinedChain.pml checks
- * the same protocol with a combine's wave flush, and the mutants of the
- * count per call, `turnsTaken` and `overLimit` kept past the count.
+ * `handOver(leaving:)`, `reclaim(from:in:)` (the generation in `word`),
+ * `endCount`, `runRequested`, `queue` (a writer registers as a waiter in
+ * the critical section of its append) and `awaitTurn(in:waits:)`.
+ * Verification/JoinedChain.pml checks the same protocol with a combine's
+ * wave flush, and the mutants of the count per call, the generation and
+ * `overLimit` kept past the count.
  *
  * Checked by spin: `Verification/check` builds it once per configuration
  * below and fails when spin finds an error, or when a mutant passes. See
@@ -35,21 +36,21 @@
  *   released    (LTL, `pan -a -f`: weak fairness, producers without end)
  *               a thread holding the gate eventually releases it: no
  *               thread is held by other threads' endless writes.
- *   returns     (LTL) H eventually returns. Does NOT hold, and is not
- *               checked by Verification/check. The trail of 2ce3009 (H
- *               hands over; the waiter claims, runs the queue and releases
+ *   returns     (LTL, `pan -a -f`: weak fairness, else a waiter
+ *               spinning in `awaitTurn` while H sits in its handler is a
+ *               cycle) H eventually returns. Two trails broke it, both closed by the
+ *               generation: H claims again after its own release only if
+ *               nobody claimed the gate since (`reclaim`), else the thread
+ *               that did runs the queue. The trail of 2ce3009: H hands
+ *               over; the waiter claims, runs the queue and releases
  *               before H looks at `waiters`; H takes the 0 for "the waiter
- *               left" and claims again, for ever) is closed by
- *               `turnsTaken`. What is left: H, past the limit, releases
- *               and sees `queued` (P1 wrote while H held the gate); P1
- *               claims and runs it before H claims again, and writes its
- *               next value just as H holds the gate again: H can keep
- *               claiming, finding the queue emptied, for ever. The gate
- *               changes hands each round (`released` holds; H runs at
- *               most HANDOFF + 1 values of others per call), but H's
- *               write need not return. JoinedChain.pml's PROPOSED design
- *               (a generation in `word`: claim again only if nobody
- *               claimed since) closes it. See Documentation/Reliability.md.
+ *               left" and claims again, for ever. And: H, past the limit,
+ *               releases and sees `queued` (P1 wrote while H held the
+ *               gate); P1 claims and runs it before H claims again, and
+ *               writes its next value just as H holds the gate again: H
+ *               could keep claiming, finding the queue emptied, for ever.
+ *               MUTANT_NO_GEN brings both back. See
+ *               Documentation/Reliability.md.
  *
  * Configurations (-D flags):
  *   NV=n        values per producer (0: without end)
@@ -68,6 +69,9 @@
  *   MUTANT_WAITER_LEAVES_WITHOUT_DRAIN
  *               a waiter that gives up takes itself out and returns
  *               without trying to claim the gate
+ *   MUTANT_NO_GEN
+ *               a thread claims again after its own release whoever
+ *               claimed meanwhile (no generation in `word`)
  *
  * What the model leaves out:
  * - close() and closeBusy, `deliverAlone`, `alone`, echoes and causes:
@@ -134,11 +138,11 @@ byte pending[CAP];       /* `pending`, guarded by the stripe's lock */
 byte npending = 0;
 bit overLimit = 0;       /* guarded by the stripe's lock */
 byte waiters = 0;        /* guarded by the stripe's lock */
-/* `turnsTaken`, guarded by the stripe's lock: Swift compares a counter
- * with a copy taken when the holder decided to hand over (it wraps at
- * 2^64); the model keeps, per thread, whether a turn was taken since its
- * copy (bit `me`), so that a cycle of turns cannot bring a counter back */
-byte turnsSince = 0;
+/* The generation in `word`: Swift stores the next generation at each
+ * release and a re-claim expects the word released to (it wraps at 32);
+ * the model keeps, per thread, whether another thread claimed since its
+ * last release (bit `me`), which cannot wrap */
+byte claimedSince = 0;
 
 /* What the properties watch */
 byte inHandler = 0;
@@ -164,9 +168,36 @@ inline handler(x) {
   inHandler = 0
 }
 
-/* A claim: one compare-and-swap of `word` from idle */
+/* A claim: one compare-and-swap of `word` from idle (every claim changes
+ * the generation another thread's re-claim expects) */
 inline claim(me) {
-  atomic { if :: runner == 0 -> runner = me; claimed = 1 :: else -> claimed = 0 fi }
+  atomic {
+    if
+    :: runner == 0 -> runner = me; claimed = 1; claimedSince = claimedSince | (14 & ~(1 << me))
+    :: else -> claimed = 0
+    fi
+  }
+}
+
+/* DeliveryGate.reclaim(from:in:): a claim after this thread's own release,
+ * from the word it stored then: fails when another thread claimed since */
+inline reclaim(me) {
+#ifdef MUTANT_NO_GEN
+  claim(me)
+#else
+  atomic {
+    if
+    :: runner == 0 && (claimedSince & (1 << me)) == 0 ->
+       runner = me; claimed = 1; claimedSince = claimedSince | (14 & ~(1 << me))
+    :: else -> claimed = 0
+    fi
+  }
+#endif
+}
+
+/* A release: a store of `word`, in the next generation */
+inline releaseGate(me) {
+  atomic { runner = 0; claimedSince = claimedSince & ~(1 << me) }
 }
 
 /* DeliveryGate.runPending: res 1 when it emptied the queue, 0 when it
@@ -187,7 +218,7 @@ inline runPending(me) {
           x = pending[0];
           if
           :: HANDSOFF && SENDER(x) != me && othersRun >= HANDOFF ->
-             overLimit = 1; stop = (waiters > 0); turnsSince = turnsSince & ~(1 << me)
+             overLimit = 1; stop = (waiters > 0)
           :: else -> stop = 0
           fi;
           if
@@ -215,13 +246,12 @@ inline runPending(me) {
 /* DeliveryGate.handOver(leaving:): release (store idle, read requests;
  * nobody waits in close() here), then whether a waiter is still there */
 inline handOver(me) {
-  runner = 0;
+  releaseGate(me);
   /* (the read of `requests` only wakes a close(): none here) */
 #ifdef MUTANT_HANDOVER_NO_RECHECK
   w = 1
 #else
-  /* or a waiter has taken its turn since the decision (`turnsTaken`) */
-  lock(gstripe); w = (waiters > 0 || (turnsSince & (1 << me)) != 0); unlock(gstripe)
+  lock(gstripe); w = (waiters > 0); unlock(gstripe)
 #endif
 }
 
@@ -231,10 +261,17 @@ inline endCount() {
   if :: othersRun >= HANDOFF -> lock(gstripe); overLimit = 0; unlock(gstripe) :: else -> skip fi
 }
 
-/* DeliveryGate.drain(in:claimed:): `claimed` set when already claimed */
+/* DeliveryGate.drain(in:claimed:reclaiming:): `claimed` set when already
+ * claimed; `again` when the caller released the gate itself (a re-claim,
+ * as after each of drain's own releases) */
 inline drain(me) {
   do
-  :: if :: !claimed -> claim(me) :: else -> skip fi;
+  :: if
+     :: !claimed && again -> reclaim(me)
+     :: !claimed && !again -> claim(me)
+     :: else -> skip
+     fi;
+     again = 0;
      if
      :: !claimed -> break
      :: else ->
@@ -242,12 +279,12 @@ inline drain(me) {
         runPending(me);
         if
         :: res ->
-           runner = 0;
+           releaseGate(me);
            /* the read of `requests`, tested at once */
-           if :: (requests & QUEUED) == 0 -> endCount(); break :: else -> skip fi
+           if :: (requests & QUEUED) == 0 -> endCount(); break :: else -> again = 1 fi
         :: else ->
            handOver(me);
-           if :: w -> break :: else -> skip fi
+           if :: w -> break :: else -> again = 1 fi
         fi
      fi
   od
@@ -259,7 +296,7 @@ inline awaitTurn(me) {
   :: claim(me);
      if
      :: claimed ->
-        lock(gstripe); waiters--; turnsSince = 7 << 1; unlock(gstripe);
+        lock(gstripe); waiters--; unlock(gstripe);
         othersRun = 0;   /* a count of its own */
         drain(me);
         took = 1;
@@ -306,8 +343,8 @@ inline queue(me, v) {
 
 /* DeliveryGate.release(to:in:) after a run: serve a queue */
 inline release(me) {
-  runner = 0;
-  if :: (requests & QUEUED) != 0 -> claimed = 0; drain(me) :: else -> skip fi
+  releaseGate(me);
+  if :: (requests & QUEUED) != 0 -> claimed = 0; again = 1; drain(me) :: else -> skip fi
 }
 
 /* DeliveryGate.deliver: runIfIdle (with runRequested), else queue */
@@ -326,11 +363,11 @@ inline deliver(me, v) {
         :: res ->
            handler(v);
            /* the release, the count carried on to the drain */
-           runner = 0;
-           if :: (requests & QUEUED) != 0 -> claimed = 0; drain(me) :: else -> endCount() fi
+           releaseGate(me);
+           if :: (requests & QUEUED) != 0 -> claimed = 0; again = 1; drain(me) :: else -> endCount() fi
         :: else ->
            handOver(me);
-           if :: !w -> claimed = 0; drain(me) :: else -> skip fi;
+           if :: !w -> claimed = 0; again = 1; drain(me) :: else -> skip fi;
            queue(me, v)
         fi
      fi
@@ -340,7 +377,7 @@ inline deliver(me, v) {
 
 proctype Holder() {
   byte x, i, othersRun;
-  bit claimed, res, stop, w;
+  bit claimed, res, stop, w, again;
   claimed = 1;
   drain(H);
   hReturned = 1
@@ -348,7 +385,7 @@ proctype Holder() {
 
 proctype Producer(byte me) {
   byte n = 0, x, i, othersRun;
-  bit claimed, res, stop, w, waits, flagged, goesOn, took;
+  bit claimed, res, stop, w, waits, flagged, goesOn, took, again;
 #if NV > 0
   do
   :: n < NV -> deliver(me, VALUE(me, n)); n++
@@ -395,5 +432,5 @@ init {
 
 /* No thread holds the gate for ever (checked with weak fairness) */
 ltl released { [] (runner != 0 -> <> (runner == 0)) }
-/* H eventually returns: does not hold (see above) */
+/* H eventually returns (see above) */
 ltl returns { <> hReturned }

@@ -57,20 +57,8 @@
  * producers moving without end (R must write for L to run its values or
  * to find `queued`), and init has ended, so every such cycle is fair.
  *
- * The code (CODE): the assertions, `ran` and `reaches` hold; `returns`
- * does not, and is not checked: L, past its count, hands over or runs on;
- * through drain's loop (release, `queued` seen, claim again) or the wave
- * flush (the pair sent again after each value of R that L ran), L can
- * still be kept claiming and running R's values one at a time for ever.
- * PROPOSED below closes that; the Swift code does not have it yet. Each
- * of CODE's three changes has a mutant spin catches:
- *   MUTANT_NO_TURNS  (`ran`) handOver looks only at `waiters`: L
- *                 hands over; before it looks, R, the waiter, claims,
- *                 takes itself out, runs the queue and releases; L finds
- *                 `waiters` 0, claims again and runs R's next values, and
- *                 so on. With L in `runRequested`, whose own value is
- *                 queued only once that drain returns, L's value never
- *                 runs (HandOver.pml's `returns` trail).
+ * The code (CODE): the assertions and all three properties hold. Each of
+ * its changes has a mutant spin catches:
  *   MUTANT_COUNT_PER_CLAIM  (`reaches`) each runPending counts from 0:
  *                 drain's loop (L runs R's value, empties the queue,
  *                 releases, sees `queued` because R wrote again, claims
@@ -79,38 +67,37 @@
  *   MUTANT_CLEARS_ON_EMPTY  (`reaches`) emptying the queue clears
  *                 `overLimit` whatever the count: R, writing right then,
  *                 does not wait, and the same loop goes on.
- * Without CODE or PROPOSED: the code before them (2ce3009), which fails
- * `ran` and `reaches` by those trails.
+ *   MUTANT_NO_GEN  (`ran`, `returns`) FIX_GEN undone: a thread claims
+ *                 again after its own release (drain's loop after a
+ *                 release that saw `queued`; handOver's re-claim when no
+ *                 writer waits) whoever claimed meanwhile. With FIX_GEN
+ *                 the release stores a new generation in `word` and the
+ *                 re-claim expects that word (`reclaim(from:in:)`);
+ *                 another claim meanwhile means that thread sees `queued`
+ *                 when it releases. Without it, `ran`: L hands over;
+ *                 before it looks, R, the waiter, claims, takes itself
+ *                 out, runs the queue and releases; L finds `waiters` 0,
+ *                 claims again and runs R's next values, and so on; with
+ *                 L in `runRequested`, whose own value is queued only once
+ *                 that drain returns, L's value never runs. (`turnsTaken`,
+ *                 FIX_TURNS, closed this one alone before the generation
+ *                 replaced it.) And `returns`: L can be kept claiming and
+ *                 running R's values one at a time for ever.
+ *   MUTANT_SHARED_WAVE  (`returns`) FIX_OWN_WAVES undone: another
+ *                 thread's value, run by the holder, joins the holder's
+ *                 wave, whose flush then sends again after each value of
+ *                 the other side it ran. With FIX_OWN_WAVES it is a wave
+ *                 of its own (`DeliveryContext.runAsOwnWave`): its pair is
+ *                 queued behind it as the holder's own value.
+ * Without CODE: the code before them (2ce3009), which fails `ran` and
+ * `reaches` by the trails of MUTANT_NO_GEN and the two count mutants.
  *
- * PROPOSED: the design that makes all three hold; each of its four
- * changes has a mutant that spin catches on `returns`:
- *   FIX_GEN       (MUTANT_NO_GEN) a thread claims again after its own
- *                 release (drain's loop after a release that saw
- *                 `queued`; handOver's re-claim when no writer waits)
- *                 only if no other thread claimed the gate since: the
- *                 release stores a new generation in `word`, and the
- *                 claim expects that word. Another claim meanwhile means
- *                 that thread sees `queued` when it releases.
- *   BUDGET=1      (MUTANT_COUNT_PER_RUN) the count of other threads'
- *                 values spans one call into the gate (runRequested and
- *                 the drain after it, drain with its re-claims, a turn),
- *                 not one runPending.
- *   FIX_KEEP_OVERLIMIT
- *                 (MUTANT_CLEARS_MARK) emptying the queue clears
- *                 `overLimit` only when the thread that empties it is
- *                 under its count.
- *   FIX_OWN_WAVES (MUTANT_SHARED_WAVE) another thread's value, run by
- *                 the holder, is a wave of its own: its pair is queued
- *                 behind it as the holder's own value, instead of joining
- *                 the holder's wave, whose flush would otherwise send
- *                 again after each value of the other side it ran.
  * Variants evaluated on the way (Documentation/Reliability.md tells the
- * trails), all failing `returns`: CODE; FIX_TURNS (handOver also returns true
- * when a waiter took its turn since the decision: `turnsTaken`) instead
- * of FIX_GEN; BUDGET=2 (a wave's pair sends share one count, a turn gets
- * a fresh one); FIX_OWNED_MARK (one mark per thread past its count,
- * taken out when its count ends) instead of FIX_KEEP_OVERLIMIT, without
- * FIX_OWN_WAVES.
+ * trails), all failing `returns`: the code without FIX_GEN and
+ * FIX_OWN_WAVES (until issue #34's last change); BUDGET=2 (a wave's pair
+ * sends share one count, a turn gets a fresh one); FIX_OWNED_MARK (one
+ * mark per thread past its count, taken out when its count ends) instead
+ * of FIX_KEEP_OVERLIMIT, without FIX_OWN_WAVES.
  *
  * Configurations (-D flags):
  *   JOIN=0|1     without or with the hop on the left side (and so J)
@@ -125,13 +112,10 @@
  *                record what `returns` and `reaches` read; without them
  *                those variables stay 0, which keeps the other searches
  *                small
- *   CODE         the code: FIX_TURNS, BUDGET=1, FIX_KEEP_OVERLIMIT and
+ *   CODE         the code: BUDGET=1, FIX_KEEP_OVERLIMIT,
  *                FIX_END_CLEARS (`overLimit` cleared when a call past its
- *                count releases the gate with nothing queued), each
- *                undone by its mutant above
- *   PROPOSED     the proposed design: BUDGET=1, FIX_GEN,
- *                FIX_KEEP_OVERLIMIT and FIX_OWN_WAVES, each undone by its
- *                mutant above
+ *                count releases the gate with nothing queued), FIX_GEN
+ *                and FIX_OWN_WAVES, each undone by its mutant above
  *   BUDGET=0|1|2, FIX_GEN, FIX_KEEP_OVERLIMIT, FIX_OWN_WAVES, FIX_TURNS,
  *   FIX_OWNED_MARK
  *                the changes above one by one, for the variants: BUDGET 0
@@ -187,14 +171,13 @@
 #define TIMEOUT 0
 #endif
 /* CODE: the hand-over as Sources/Chaining/Internal/DeliveryGate.swift has
- * it: `turnsTaken` (FIX_TURNS), one count per call (BUDGET 1), and
- * `overLimit` kept set past the count until the call releases the gate
- * with nothing queued (FIX_KEEP_OVERLIMIT, FIX_END_CLEARS); each undone by
- * a mutant. Without CODE (or PROPOSED): the code before them, 2ce3009 */
+ * it: one count per call (BUDGET 1), `overLimit`
+ * kept set past the count until the call releases the gate with nothing
+ * queued (FIX_KEEP_OVERLIMIT, FIX_END_CLEARS), the generation in `word`
+ * (FIX_GEN) and another thread's value run as a wave of its own
+ * (FIX_OWN_WAVES); each undone by a mutant. Without CODE: the code before
+ * them, 2ce3009 */
 #ifdef CODE
-#ifndef MUTANT_NO_TURNS
-#define FIX_TURNS
-#endif
 #ifndef MUTANT_COUNT_PER_CLAIM
 #define BUDGET 1
 #endif
@@ -202,19 +185,11 @@
 #define FIX_KEEP_OVERLIMIT
 #define FIX_END_CLEARS
 #endif
-#endif
-#ifdef PROPOSED
-#ifndef MUTANT_COUNT_PER_RUN
-#define BUDGET 1
-#endif
-#ifndef MUTANT_CLEARS_MARK
-#define FIX_KEEP_OVERLIMIT
+#ifndef MUTANT_NO_GEN
+#define FIX_GEN
 #endif
 #ifndef MUTANT_SHARED_WAVE
 #define FIX_OWN_WAVES
-#endif
-#ifndef MUTANT_NO_GEN
-#define FIX_GEN
 #endif
 #endif
 #ifndef BUDGET

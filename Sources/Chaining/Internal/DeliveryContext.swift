@@ -97,7 +97,10 @@ struct DeliveryContext {
 
   @usableFromInline
   static func makeCurrent() -> DeliveryContext {
-    let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+    // Aligned to 64 bytes: the low six bits of `runner` are left for a
+    // gate's flags and generation (`DeliveryGate.idleBits`).
+    let state = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<State>.size, alignment: 64)
+      .bindMemory(to: State.self, capacity: 1)
     state.initialize(to: State())
     _chaining_set_thread_context(state)
     // Only so that the context is freed when the thread ends.
@@ -106,8 +109,8 @@ struct DeliveryContext {
   }
 
   /// This thread's mark in a gate it claims: the address of its state,
-  /// which is at least 8-byte aligned (its low bits are left for flags),
-  /// and unique among the threads alive.
+  /// which is 64-byte aligned (its low six bits are left for the gate's
+  /// flags and generation), and unique among the threads alive.
   @inlinable
   var runner: Int { Int(bitPattern: state) }
 

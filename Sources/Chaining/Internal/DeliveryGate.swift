@@ -62,6 +62,24 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// (see the type's discussion). Never cleared.
   @usableFromInline static let alone = 1
 
+  /// In `word`, bits 1 to 5: the generation, changed by every release
+  /// (wrapping at 32), so that a thread that released the gate can claim
+  /// it again only if nobody claimed it meanwhile (`reclaim(from:in:)`).
+  @usableFromInline static let generations = 0b11_1110
+  /// One generation.
+  @usableFromInline static let generation = 0b10
+  /// What an idle `word` may hold: `alone` and the generation. The
+  /// running thread's mark (`DeliveryContext.runner`, 64-byte aligned)
+  /// is the rest.
+  @usableFromInline static let idleBits = 0b11_1111
+
+  /// The idle word a release of a claim from `idle` stores: the next
+  /// generation.
+  @inlinable @inline(__always)
+  static func released(from idle: Int) -> Int {
+    (idle &+ generation) & idleBits
+  }
+
   /// In `requests`: values are queued in `pending`. Set and cleared under
   /// the stripe's lock; set means `pending` has values, or had them and the
   /// thread that runs them has not yet looked.
@@ -72,8 +90,8 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @usableFromInline static let closed = 4
 
   /// The running thread's `DeliveryContext.runner` (0 when idle), plus
-  /// `alone`. Changed only by a claim, from idle, and by the runner's
-  /// release back to idle.
+  /// `alone` and the generation. Changed only by a claim, from idle, and
+  /// by the runner's release back to idle, in the next generation.
   @usableFromInline let word: Atomic<Int>
 
   /// `queued`, `waiting` and `closed`: set by other threads than the runner.
@@ -98,16 +116,6 @@ final class DeliveryGate: @unchecked Swift.Sendable {
 
   /// The writers waiting in `awaitTurn(in:)`. Guarded by the stripe's lock.
   @exclusivity(unchecked) var waiters = 0
-
-  /// How many turns waiters have taken (claimed the gate in
-  /// `awaitTurn(in:)`), wrapping. A thread that hands over notes it when
-  /// it decides to; `handOver` compares: a waiter that took the gate, ran
-  /// the queue and left before the thread looked again is not one that
-  /// gave up, and the thread must not claim again (else it could be held
-  /// for ever, claiming again after each such turn, its own value never
-  /// run: `MUTANT_NO_TURNS` in `Verification/JoinedChain.pml`). Guarded by
-  /// the stripe's lock.
-  @exclusivity(unchecked) var turnsTaken = 0
 
   /// How many values queued by other threads a thread runs, each time it
   /// holds the gate, before it hands the gate over to a writer waiting for
@@ -227,22 +235,55 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   }
 
   /// Claims the gate for the calling thread when nobody runs the chain, and
-  /// returns what to release it to (0, or `alone`); returns nil when the
-  /// chain is running.
+  /// returns the idle word it claimed from (`alone` and the generation),
+  /// to release it from; returns nil when the chain is running.
+  ///
+  /// Idle in any generation: a compare-and-swap that fails because
+  /// another thread claimed and released meanwhile tries again from the
+  /// word it found, as the models' one-step "claim if idle" does. (Failing
+  /// there would lose nothing, the releasing thread seeing what was queued
+  /// by the fences' argument in `queue`, but would send an idle gate's
+  /// value the slow way.) Only `reclaim(from:in:)` fails on a new
+  /// generation.
   @inlinable @inline(__always)
   func claim(in context: DeliveryContext) -> Int? {
-    // Relaxed: only a guess at the idle word (0, or `alone`, set before the
-    // gate opened and never cleared). The compare-and-swap below checks it,
-    // and when it succeeds it is the read (sequentially consistent, so
-    // acquiring) that orders this run after the last release.
-    let idle = word.load(ordering: .relaxed) & Self.alone
-    // Sequentially consistent: see `deliver` and `close()`.
+    // Relaxed: only a guess at the idle word. The compare-and-swap below
+    // checks it, and when it succeeds it is the read (sequentially
+    // consistent, so acquiring) that orders this run after the last
+    // release.
+    var idle = word.load(ordering: .relaxed) & Self.idleBits
+    while true {
+      // Sequentially consistent: see `deliver` and `close()`.
+      let claimed = word.compareExchange(
+        expected: idle,
+        desired: idle | context.runner,
+        ordering: .sequentiallyConsistent
+      )
+      if claimed.exchanged { return idle }
+      // Running: nil. Idle in another generation: again from there.
+      if claimed.original & ~Self.idleBits != 0 { return nil }
+      idle = claimed.original
+    }
+  }
+
+  /// Claims the gate again for the calling thread, which released it to
+  /// `released` and then found values queued: only if nobody claimed it
+  /// since (the word is still `released`, same generation). Otherwise the
+  /// thread that claimed it meanwhile sees `queued` when it releases, and
+  /// runs the queue: this one leaves. Without this, a thread could claim
+  /// again after each value another thread queued just as it released,
+  /// and be held running that thread's values for as long as it writes
+  /// (`MUTANT_NO_GEN` in `Verification/JoinedChain.pml`, property
+  /// `returns`). A generation that wrapped (32 claims in between) lets it
+  /// claim as before this check: never a lost value.
+  func reclaim(from released: Int, in context: DeliveryContext) -> Int? {
+    // Sequentially consistent, as `claim`.
     let claimed = word.compareExchange(
-      expected: idle,
-      desired: idle | context.runner,
+      expected: released,
+      desired: released | context.runner,
       ordering: .sequentiallyConsistent
     )
-    return claimed.exchanged ? idle : nil
+    return claimed.exchanged ? released : nil
   }
 
   /// Runs `body(value)` without claiming the gate, when it is `alone`, idle
@@ -267,7 +308,9 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     // claimed run) happens before this one. Relaxed, nothing would order
     // the two: the thread sanitizer test `OnlyObserverSyncRaceTests` found
     // it. An acquiring load is a plain load on x86 and `ldar` on ARM.
-    guard requests.load(ordering: .sequentiallyConsistent) == 0, word.load(ordering: .acquiring) == Self.alone else {
+    guard requests.load(ordering: .sequentiallyConsistent) == 0,
+      word.load(ordering: .acquiring) & ~Self.generations == Self.alone
+    else {
       deliver(value, to: body, dropsEchoes: dropsEchoes, in: context)
       return
     }
@@ -295,15 +338,15 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   func release(to idle: Int, in context: DeliveryContext) {
     let requested = releaseReadingRequests(to: idle)
     if requested != 0 {
-      serve(requested, in: context)
+      serve(requested, released: Self.released(from: idle), in: context)
     }
   }
 
-  /// Releases the claimed gate to `idle` and returns what was requested
-  /// by then.
+  /// Releases the claimed gate, in the next generation after `idle`
+  /// (`released(from:)`), and returns what was requested by then.
   @inlinable @inline(__always)
   func releaseReadingRequests(to idle: Int) -> Int {
-    word.store(idle, ordering: .releasing)
+    word.store(Self.released(from: idle), ordering: .releasing)
     // The light side: a thread that sets a request fences, then loads `word`.
     _chaining_light_fence()
     // Relaxed: the fences order the flags (this light side against the
@@ -323,11 +366,13 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     -> Bool
   {
     var othersRun = 0
-    if !isClosed, case .handedOver(let turns) = runPending(in: context, othersRun: &othersRun) {
+    if !isClosed, case .handedOver = runPending(in: context, othersRun: &othersRun) {
       // Handed over. When the waiter left meanwhile without its turn,
       // nobody holds the gate: run the queue on as `drain` does, on the
       // same count.
-      if !handOver(leaving: idle, turns: turns) { drain(in: context, othersRun: othersRun) }
+      if !handOver(leaving: idle) {
+        drain(in: context, reclaiming: Self.released(from: idle), othersRun: othersRun)
+      }
       return false
     }
     if isClosed {
@@ -338,21 +383,21 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     context.enter(self)
     body(value)
     context.popCause()
-    serve(releaseReadingRequests(to: idle), in: context, othersRun: othersRun)
+    serve(releaseReadingRequests(to: idle), released: Self.released(from: idle), in: context, othersRun: othersRun)
     context.leave()
     return true
   }
 
-  /// After a release that found `requested`: wakes a waiting `close()`,
-  /// and runs what was queued unless another thread has claimed the gate
-  /// meanwhile (that thread then sees `queued`), on the count `othersRun`
-  /// of the call that released (see `drain`); with nothing queued, ends
-  /// that count (`endCount`).
+  /// After a release to `released` that found `requested`: wakes a
+  /// waiting `close()`, and runs what was queued unless another thread has
+  /// claimed the gate meanwhile (that thread then sees `queued`), on the
+  /// count `othersRun` of the call that released (see `drain`); with
+  /// nothing queued, ends that count (`endCount`).
   @usableFromInline
-  func serve(_ requested: Int, in context: DeliveryContext, othersRun: Int = 0) {
+  func serve(_ requested: Int, released: Int, in context: DeliveryContext, othersRun: Int = 0) {
     wakeCloser(if: requested)
     if requested & Self.queued != 0 {
-      drain(in: context, othersRun: othersRun)
+      drain(in: context, reclaiming: released, othersRun: othersRun)
     } else {
       endCount(othersRun)
     }
@@ -375,7 +420,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     // when it releases. Relaxed: only this thread writes its own mark into
     // `word` and takes it out, so program order decides whether it is
     // there, and no other thread's mark equals it.
-    let isRunner = word.load(ordering: .relaxed) & ~Self.alone == context.runner
+    let isRunner = word.load(ordering: .relaxed) & ~Self.idleBits == context.runner
     // A thread inside a delivery may hold a gate that the running thread's
     // handlers feed: it waits only once its wave has ended, out of every
     // delivery (`DeliveryContext.deferTurn(_:)`), so only inside a wave.
@@ -432,11 +477,16 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   ///
   /// Why no value is left behind: a holder hands over (`handOver`) by
   /// releasing the gate and then, under the stripe's lock, finding a
-  /// waiter, or a turn taken since (`turnsTaken`); a waiter leaves only
-  /// after taking itself out under that lock and then trying to claim
-  /// (`drain`). So either the holder finds neither and claims again
-  /// itself, or the waiter's claim comes after the release and finds the
-  /// gate idle (or claimed by a thread that will see `queued`). Checked by
+  /// waiter; a waiter leaves only after taking itself out under that lock
+  /// and then trying to claim (`drain`). So either the holder finds none
+  /// and claims again itself, from the word it released to
+  /// (`reclaim(from:in:)`), or the waiter's claim comes after the release
+  /// and finds the gate idle (or claimed by a thread that will see
+  /// `queued`). A waiter that took its turn between the release and the
+  /// look changed the generation: the holder's claim fails and it leaves
+  /// (else it could be held for ever, claiming again after each such
+  /// turn, its own value never run: `MUTANT_NO_GEN` in
+  /// `Verification/JoinedChain.pml`, property `ran`). Checked by
   /// `Verification/HandOver.pml`, `Verification/JoinedChain.pml`,
   /// `HandOffTests` and `JoinLivenessTests`, under the thread sanitizer
   /// too.
@@ -448,11 +498,8 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     let start = DispatchTime.now().uptimeNanoseconds
     while waits {
       // Relaxed: only a guess; the claim decides.
-      if word.load(ordering: .relaxed) & ~Self.alone == 0, let idle = claim(in: context) {
-        ParkingLot.shared.withLock(self) {
-          waiters -= 1
-          turnsTaken &+= 1
-        }
+      if word.load(ordering: .relaxed) & ~Self.idleBits == 0, let idle = claim(in: context) {
+        ParkingLot.shared.withLock(self) { waiters -= 1 }
         // A count of its own: a turn runs up to `handOffLimit` values of
         // others, so two threads past the limit cannot hand the gate back
         // and forth without running anything.
@@ -471,16 +518,25 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// the thread that claimed it sees `queued` and takes over. Past
   /// `handOffLimit`, hands the gate over to a waiting writer. With
   /// `claimed`, the calling thread has claimed the gate already, leaving
-  /// it to that idle value. `othersRun`: how many values of other threads
-  /// this call has run already (see `runPending`).
+  /// it to that idle value; with `released`, it released the gate to that
+  /// word and claims again only from it (`reclaim(from:in:)`), as after
+  /// each of its own releases here. `othersRun`: how many values of other
+  /// threads this call has run already (see `runPending`).
   @usableFromInline
-  func drain(in context: DeliveryContext, claimed: Int? = nil, othersRun: Int = 0) {
+  func drain(in context: DeliveryContext, claimed: Int? = nil, reclaiming released: Int? = nil, othersRun: Int = 0) {
     // One count for the whole call, claims again included: counted per
     // claim, a thread that finds one more value each time it releases
     // would never reach the limit (`MUTANT_COUNT_PER_CLAIM` in
     // `Verification/JoinedChain.pml`).
     var othersRun = othersRun
-    var next = claimed ?? claim(in: context)
+    var next: Int?
+    if let claimed {
+      next = claimed
+    } else if let released {
+      next = reclaim(from: released, in: context)
+    } else {
+      next = claim(in: context)
+    }
     while let idle = next {
       switch runPending(in: context, othersRun: &othersRun) {
       case .emptied:
@@ -493,10 +549,10 @@ final class DeliveryGate: @unchecked Swift.Sendable {
           endCount(othersRun)
           return
         }
-      case .handedOver(let turns):
-        if handOver(leaving: idle, turns: turns) { return }
+      case .handedOver:
+        if handOver(leaving: idle) { return }
       }
-      next = claim(in: context)
+      next = reclaim(from: Self.released(from: idle), in: context)
     }
   }
 
@@ -516,8 +572,8 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     /// The queue is empty, and `queued` clear.
     case emptied
     /// Stopped for a waiter, past `handOffLimit`, with values left at the
-    /// head of the queue; `turns` is `turnsTaken` as it was then.
-    case handedOver(turns: Int)
+    /// head of the queue.
+    case handedOver
   }
 
   /// Runs what was queued, batch after batch, until the queue is empty;
@@ -556,31 +612,34 @@ final class DeliveryGate: @unchecked Swift.Sendable {
         let queued = batch[index]
         if handsOff, queued.sender != context.runner {
           if othersRun >= Self.handOffLimit {
-            let turns = ParkingLot.shared.withLock(self) { () -> Int? in
+            let handsOver = ParkingLot.shared.withLock(self) { () -> Bool in
               overLimit = true
-              if waiters == 0 { return nil }
+              if waiters == 0 { return false }
               pending.insert(contentsOf: batch[index...], at: 0)
-              return turnsTaken
+              return true
             }
-            if let turns { return .handedOver(turns: turns) }
+            if handsOver { return .handedOver }
           }
           othersRun += 1
+          // A wave of its own (see there): not one of this thread's.
+          context.runAsOwnWave { context.run(with: queued.causes, adding: self, queued.run) }
+          continue
         }
         context.run(with: queued.causes, adding: self, queued.run)
       }
     }
   }
 
-  /// Releases the gate to `idle` with values still queued, for a writer
-  /// waiting its turn; returns whether one still waits (it claims next),
-  /// or one has taken its turn since `turnsTaken` was `turns` (it ran the
-  /// queue, and sees `queued` if it is not empty when it releases). When
-  /// neither, the caller must claim again and run on (see
-  /// `awaitTurn(in:)` for why this loses nothing).
-  func handOver(leaving idle: Int, turns: Int) -> Bool {
+  /// Releases the gate, from `idle`, with values still queued, for a
+  /// writer waiting its turn; returns whether one still waits (it claims
+  /// next). When none does, the caller claims again, from the word it
+  /// released to, and runs on (see `awaitTurn(in:)` for why this loses
+  /// nothing, and why a waiter that took its turn meanwhile makes that
+  /// claim fail).
+  func handOver(leaving idle: Int) -> Bool {
     let requested = releaseReadingRequests(to: idle)
     wakeCloser(if: requested)
-    return ParkingLot.shared.withLock(self) { waiters > 0 || turnsTaken != turns }
+    return ParkingLot.shared.withLock(self) { waiters > 0 }
   }
 
   /// Opens the gate once the chain is finished: runs `first` (the fetches of
@@ -617,7 +676,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     // then loads `requests` (see `deliver`), and `deliverAlone` loads
     // `requests` after the core's claim.
     let original = requests.bitwiseOr(Self.closed, ordering: .sequentiallyConsistent).oldValue
-    let runner = word.load(ordering: .sequentiallyConsistent) & ~Self.alone
+    let runner = word.load(ordering: .sequentiallyConsistent) & ~Self.idleBits
     if runner != 0 || original & Self.queued != 0 {
       closeBusy(running: runner != 0)
     }
@@ -640,6 +699,6 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     // The heavy side: after it, either the runner sees `waiting` when it
     // releases, or the check below sees it released.
     _chaining_heavy_fence()
-    ParkingLot.shared.wait(for: self) { word.load(ordering: .acquiring) & ~Self.alone == 0 }
+    ParkingLot.shared.wait(for: self) { word.load(ordering: .acquiring) & ~Self.idleBits == 0 }
   }
 }

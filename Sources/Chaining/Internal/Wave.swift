@@ -43,6 +43,38 @@ extension DeliveryContext {
     endWave()
   }
 
+  /// Runs `body`, another thread's value that this thread runs at a gate
+  /// it holds, as a wave of its own: the combines it changes send at its
+  /// end (queued behind it at that gate, as this thread's own values, so
+  /// they run before the gate is left), not at the end of this thread's
+  /// wave. A combine this thread's wave already holds takes the change in
+  /// that send instead.
+  ///
+  /// Otherwise each such value would join this thread's wave, whose end
+  /// sends again after each of them that came meanwhile: a thread could be
+  /// held sending pairs for another thread's endless writes
+  /// (`MUTANT_SHARED_WAVE` in `Verification/JoinedChain.pml`, property
+  /// `returns`). The other thread's value is a wave as its write was: a
+  /// combine still sends once per wave, with the values its sides hold
+  /// then (Combining.md).
+  func runAsOwnWave(_ body: () -> Void) {
+    let saved = (
+      wave: state.pointee.wave, count: state.pointee.deferredCount,
+      deferred: state.pointee.deferred, turns: state.pointee.turns, level: state.pointee.level
+    )
+    state.pointee.wave = 0
+    state.pointee.deferredCount = 0
+    state.pointee.deferred = []
+    state.pointee.turns = []
+    state.pointee.level = Int.min
+    inWave(body)
+    state.pointee.wave = saved.wave
+    state.pointee.deferredCount = saved.count
+    state.pointee.deferred = saved.deferred
+    state.pointee.turns = saved.turns
+    state.pointee.level = saved.level
+  }
+
   /// Adds `flush` to the wave's deferred combines. Called under the
   /// combine's gate, which has just recorded this thread in `flush`.
   ///

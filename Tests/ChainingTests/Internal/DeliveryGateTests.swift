@@ -20,7 +20,7 @@ import Testing
     }
     gate.deliver(1, to: body, in: context)
     #expect(log.history == ["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"])
-    #expect(gate.word.load(ordering: .relaxed) == 0)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0)
   }
 
   @Test func aValueThatTheChainCausedIsDroppedAsAnEcho() {
@@ -52,7 +52,7 @@ import Testing
     let (proceed, runner, _) = startBlockedRun(of: gate, appending: "run ended", to: log)
     closeOnAnotherThreadWhileItRuns(gate, proceed: proceed, runner: runner, log: log)
     #expect(log.history == ["run ended", "closed"])
-    #expect(gate.word.load(ordering: .relaxed) == 0)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0)
     #expect(gate.requests.load(ordering: .relaxed) == DeliveryGate.closed | DeliveryGate.waiting)
   }
 
@@ -101,7 +101,31 @@ import Testing
     }
     #expect(tally.total == threads * perThread)
     #expect(tally.overlaps == 0)
-    #expect(gate.word.load(ordering: .acquiring) == 0)
+    #expect((gate.word.load(ordering: .acquiring) & ~DeliveryGate.generations) == 0)
+  }
+
+  /// A release stores the next generation; a thread claims again from the
+  /// word it released to only when nobody claimed the gate in between
+  /// (issue #34: the thread that did sees `queued` and runs the queue).
+  @Test func aReleasedGateIsClaimedAgainOnlyWhenNobodyClaimedItSince() {
+    let gate = DeliveryGate(held: false)
+    let context = DeliveryContext.current
+    let idle = gate.claim(in: context)
+    #expect(idle == 0)
+    _ = gate.releaseReadingRequests(to: 0)
+    let released = DeliveryGate.released(from: 0)
+    #expect(released == DeliveryGate.generation)
+    #expect(gate.word.load(ordering: .relaxed) == released)
+    // Nobody claimed: claimed again, and released in the next generation.
+    #expect(gate.reclaim(from: released, in: context) == released)
+    _ = gate.releaseReadingRequests(to: released)
+    let second = DeliveryGate.released(from: released)
+    // Another thread claims and releases in between: not claimed again.
+    spawn { gate.deliver(1, to: { _ in }, in: DeliveryContext.current) }.wait()
+    #expect(gate.reclaim(from: second, in: context) == nil)
+    #expect(gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations == 0)
+    // The generation wraps within its bits and keeps `alone`.
+    #expect(DeliveryGate.released(from: DeliveryGate.alone | DeliveryGate.generations) == DeliveryGate.alone)
   }
 
   // A gate started `alone` lets its only sender core run the chain
@@ -110,11 +134,11 @@ import Testing
   @Test func startMarksTheGateAloneOnlyWhenAsked() {
     let alone = DeliveryGate(held: true)
     alone.start(with: [], alone: true)
-    #expect(alone.word.load(ordering: .relaxed) == DeliveryGate.alone)
+    #expect((alone.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == DeliveryGate.alone)
     #expect(alone.isAlone)
     let shared = DeliveryGate(held: true)
     shared.start(with: [], alone: false)
-    #expect(shared.word.load(ordering: .relaxed) == 0)
+    #expect((shared.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0)
     #expect(!shared.isAlone)
   }
 
@@ -124,21 +148,26 @@ import Testing
     let words = Recorder<Int>()
     let context = DeliveryContext.current
     func body(_ value: Int) {
-      words.append(gate.word.load(ordering: .relaxed))
+      words.append((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations))
       // The run is still this chain's: an echo of it is dropped.
       gate.deliverAlone(value + 1, to: body, dropsEchoes: true, in: context)
     }
     gate.deliverAlone(1, to: body, dropsEchoes: true, in: context)
     #expect(words.history == [DeliveryGate.alone])
-    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == DeliveryGate.alone)
   }
 
   @Test func deliverAloneClaimsAGateThatIsNotAlone() {
     let gate = DeliveryGate(held: false)
     let words = Recorder<Int>()
-    gate.deliverAlone(1, to: { _ in words.append(gate.word.load(ordering: .relaxed)) }, dropsEchoes: true, in: .current)
+    gate.deliverAlone(
+      1,
+      to: { _ in words.append((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations)) },
+      dropsEchoes: true,
+      in: .current
+    )
     #expect(words.history == [DeliveryContext.current.runner])
-    #expect(gate.word.load(ordering: .relaxed) == 0)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0)
   }
 
   @Test func deliverAloneRunsNothingOnceTheGateIsClosed() {
@@ -149,7 +178,7 @@ import Testing
     gate.deliverAlone(1, to: { log.append($0) }, dropsEchoes: true, in: .current)
     gate.deliver(2, to: { log.append($0) }, in: .current)
     #expect(log.history == [])
-    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == DeliveryGate.alone)
     #expect(gate.requests.load(ordering: .relaxed) == DeliveryGate.closed)
   }
 
@@ -162,7 +191,7 @@ import Testing
     gate.start(with: [{ log.append("fetched") }], alone: true)
     let context = DeliveryContext.current
     func body(_ value: Int) {
-      log.append("start \(value), word \(gate.word.load(ordering: .relaxed))")
+      log.append("start \(value), word \((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations))")
       if value == 1 { gate.deliver(2, to: body, dropsEchoes: false, in: context) }
     }
     gate.deliver(1, to: body, in: context)
@@ -173,7 +202,7 @@ import Testing
         "start 2, word \(running)",
       ]
     )
-    #expect(gate.word.load(ordering: .relaxed) == DeliveryGate.alone)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == DeliveryGate.alone)
   }
 
   // The runner releases with a plain store and then reads `requests`; a
@@ -249,7 +278,7 @@ import Testing
     gate.deliver("queued", to: { log.append($0) }, in: .current)
     closeOnAnotherThreadWhileItRuns(gate, proceed: proceed, runner: runner, log: log)
     #expect(log.history == ["run", "closed"])
-    #expect(gate.word.load(ordering: .relaxed) == 0)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0)
   }
 
   @Test func noRunStartsAfterCloseReturnsWhileThreadsKeepSending() {
@@ -290,7 +319,7 @@ import Testing
     #expect(tally.runsAfterClose == 0)
     #expect(tally.runs >= closesAfter && tally.runs <= threads * perThread)
     #expect(gate.isClosed)
-    #expect(gate.word.load(ordering: .relaxed) == 0)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0)
   }
 
   /// Queues each of `names` (appended to `log` when run) the way another
@@ -306,7 +335,7 @@ import Testing
   /// Checks that nobody runs `gate` and nothing is requested of it.
   private func expectIdle(_ gate: DeliveryGate, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(gate.requests.load(ordering: .relaxed) == 0, sourceLocation: sourceLocation)
-    #expect(gate.word.load(ordering: .relaxed) == 0, sourceLocation: sourceLocation)
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0, sourceLocation: sourceLocation)
   }
 
   /// Starts a run of `gate` on another thread, which appends `value` to
