@@ -56,6 +56,11 @@ extension Chain {
   /// - After a switch, no value of the replaced inner chain reaches the later
   ///   steps, even one that another thread was delivering: the values of the
   ///   new one follow those of the old one, never the other way round.
+  /// - Inside a wave (a write and what its delivery causes, or a
+  ///   ``withBatchedUpdates(_:)`` closure), the inner values are sent at
+  ///   the wave's end, in order, each once, without those of an inner chain
+  ///   that the wave replaced: a wave that changes the old inner source and
+  ///   switches sends only what the new selection delivers.
   ///
   /// ### Threads
   /// `transform` runs where `isolation` says. The later steps run on the
@@ -149,6 +154,16 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
   private let outerGate: DeliveryGate
   private let downstream: (Inner) -> Void
   private let state = Protected(State())
+  /// Sends the values of the wave's inner chain at the wave's end (see
+  /// `pending`).
+  private var flush: WaveFlush!
+  /// Inside a wave: the inner values that arrived, in order, each with
+  /// the number of its chain; at the wave's end, those whose chain is
+  /// still the latest are sent. So a wave that writes the inner source and
+  /// switches sends only what the final selection delivers: never a value
+  /// of a chain the wave replaced. Touched only under `gate`, as the
+  /// flush's sends.
+  @exclusivity(unchecked) private var pending: [(value: Inner, generation: UInt)] = []
   /// The building thread's next combine rank when this step was built:
   /// every combine after the step takes this rank or a higher one. The
   /// combines of an inner chain, built later, take ranks far below it
@@ -179,6 +194,10 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
     self.outerGate = outerGate
     self.downstream = downstream
     rankBase = DeliveryContext.current.state.pointee.builtRank
+    flush = WaveFlush(gate: gate) { [weak self] in self?.sendPending() }
+    // At `rankBase`: after the combines of the inner chains (built far
+    // below it) and of the chain before the step, before those after it.
+    flush.takeRank()
   }
 
   /// How far below `rankBase` an inner chain's combines rank: more than
@@ -206,9 +225,12 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
     let deliver: (Inner) -> Void = { [self] value in
       guard state.withLock({ $0.generation == generation }) else { return }
       let context = DeliveryContext.current
-      context.push(outerGate)
-      downstream(value)
-      context.popCause()
+      if context.isInWave {
+        pending.append((value, generation))
+        flush.changed(in: context)
+        return
+      }
+      send(value, in: context)
     }
     // The inner chain's combines take ranks below the combines after this
     // step (see `rankBase`), from this thread's counter, restored after.
@@ -233,6 +255,27 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
       return true
     }
     if !kept { observer.invalidate() }
+  }
+
+  /// Passes an inner value on to the later steps, under `gate`, with the
+  /// outer gate among its causes.
+  private func send(_ value: Inner, in context: DeliveryContext) {
+    context.push(outerGate)
+    downstream(value)
+    context.popCause()
+  }
+
+  /// At a wave's end, under `gate`: sends the values the waves left
+  /// pending, in order, each once, those whose inner chain is still the
+  /// latest. (Another thread's wave may have left some: its own flush then
+  /// finds none left.)
+  private func sendPending() {
+    let values = pending
+    pending = []
+    let context = DeliveryContext.current
+    for (value, generation) in values where state.withLock({ $0.generation == generation }) {
+      send(value, in: context)
+    }
   }
 
   /// Ends the inner chain: run once, when the outer observer is invalidated,

@@ -467,4 +467,42 @@ import Testing
     #expect(received.history.last == [300_201, 2])
     observer.invalidate()
   }
+
+  /// A wave that changes an inner chain's source and switches away from
+  /// it sends only what the final selection delivers (issue #36): the
+  /// inner values of a wave are sent at its end, those of a chain the wave
+  /// replaced dropped. It sent [2, 4, -2]: 4, `double`'s new value, after
+  /// `head` already selected `inverse`.
+  @Test func aWaveThatSwitchesSendsOnlyTheFinalSelectionsValues() {
+    let head = ValueHolder(1)
+    let double = ValueHolder(0)
+    let inverse = ValueHolder(0)
+    let feeds = [
+      head.chain().map { $0 * 2 }.sendTo(double).sync(),
+      head.chain().map { -$0 }.sendTo(inverse).sync(),
+    ]
+    let received = Recorder<Int>()
+    let observer = head.chain()
+      .flatMapLatest { $0 == 1 ? double.chain() : inverse.chain() }
+      .do { received.append($0) }
+      .sync()
+    #expect(received.history == [2])
+    withBatchedUpdates { head.value = 2 }
+    #expect(received.history == [2, -2])
+    // Every value of the selected chain still arrives, in order, once.
+    withBatchedUpdates {
+      inverse.value = 7
+      inverse.value = 8
+    }
+    #expect(received.history == [2, -2, 7, 8])
+    // Switched back and written in one wave: the new chain's values only.
+    withBatchedUpdates {
+      inverse.value = 9
+      head.value = 1
+      double.value = 10
+    }
+    #expect(received.history == [2, -2, 7, 8, 2, 10])
+    observer.invalidate()
+    for feed in feeds { feed.invalidate() }
+  }
 }
