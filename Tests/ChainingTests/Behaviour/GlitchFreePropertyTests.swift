@@ -4,7 +4,11 @@ import Testing
 /// Seeded random graphs of holders, maps and combines (#24): after each root
 /// write or batch, every combine has sent only pairs equal to a
 /// recomputation from the holders' values, exactly once if one of its
-/// sources changed, and not at all otherwise.
+/// sources changed, and not at all otherwise. Leaves of the graph select
+/// one of two holders by a third's parity with `flatMapLatest` (#36): they
+/// send only values of the holder selected at the wave's end, the last one
+/// its final value, and nothing in a wave that changed neither the
+/// selection nor the selected holder.
 @Suite struct GlitchFreePropertyTests {
   /// SplitMix64: a fixed sequence for each seed.
   struct Generator: RandomNumberGenerator {
@@ -26,6 +30,17 @@ import Testing
     /// `holders[first] * 31 + holders[second]`, written by a combine;
     /// `combine` indexes the recorders.
     case combine(first: Int, second: Int, combine: Int)
+    /// `holders[even]` when `holders[selector]` is even, else
+    /// `holders[odd]`, written by a `flatMapLatest`; a leaf, read by no
+    /// other node; `select` indexes the selection recorders.
+    case select(selector: Int, even: Int, odd: Int, select: Int)
+
+    /// For a selection: the holder it follows when the selector holds
+    /// `value`.
+    func selected(by value: Int) -> Int {
+      guard case .select(_, let even, let odd, _) = self else { preconditionFailure("not a selection") }
+      return value.isMultiple(of: 2) ? even : odd
+    }
   }
 
   /// The values every holder should hold, computed from the roots.
@@ -36,6 +51,7 @@ import Testing
       case .root: values.append(roots[index]!)
       case .map(let from, let factor, let offset): values.append(values[from] &* factor &+ offset)
       case .combine(let first, let second, _): values.append(values[first] &* 31 &+ values[second])
+      case .select(let selector, _, _, _): values.append(values[node.selected(by: values[selector])])
       }
     }
     return values
@@ -46,6 +62,13 @@ import Testing
   /// moved, even back to where it was, and a combine's holder only when its
   /// one send at the wave's end changed it.
   static func changes(_ nodes: [Node], before: [Int], after: [Int], writes: [(Int, Int)]) -> [Bool] {
+    sequences(nodes, before: before, after: after, writes: writes).map { $0.count > 1 }
+  }
+
+  /// The values each holder delivered in the wave of `writes`, its value
+  /// before first (see `changes`); for a selection, its value before and
+  /// after.
+  static func sequences(_ nodes: [Node], before: [Int], after: [Int], writes: [(Int, Int)]) -> [[Int]] {
     func deduped(_ values: [Int]) -> [Int] {
       values.enumerated().filter { $0.offset == 0 || values[$0.offset - 1] != $0.element }.map(\.element)
     }
@@ -59,9 +82,11 @@ import Testing
       case .combine(let first, let second, _):
         let sends = sequences[first].count > 1 || sequences[second].count > 1
         sequences.append(sends ? deduped([before[index], after[index]]) : [before[index]])
+      case .select:
+        sequences.append(deduped([before[index], after[index]]))
       }
     }
-    return sequences.map { $0.count > 1 }
+    return sequences
   }
 
   @Test(arguments: 0..<40)
@@ -104,12 +129,34 @@ import Testing
       }
       holders.append(holder)
     }
+    // Three selections, leaves of the graph, each recording what it sends.
+    let inner = holders.count
+    var selections: [Recorder<Int>] = []
+    for _ in 0..<3 {
+      let selector = Int.random(in: 0..<inner, using: &random)
+      let even = Int.random(in: 0..<inner, using: &random)
+      let odd = Int.random(in: 0..<inner, using: &random)
+      let recorder = Recorder<Int>()
+      let holder = ValueHolder(0)
+      nodes.append(.select(selector: selector, even: even, odd: odd, select: selections.count))
+      selections.append(recorder)
+      let sources = holders
+      observers.append(
+        holders[selector].chain()
+          .flatMapLatest { $0.isMultiple(of: 2) ? sources[even].chain() : sources[odd].chain() }
+          .do { recorder.append($0) }
+          .sendTo(holder)
+          .sync()
+      )
+      holders.append(holder)
+    }
     var expected = Self.recompute(nodes, roots: roots)
     #expect(holders.map(\.value) == expected)
 
     for _ in 0..<25 {
       let before = expected
       let counts = recorders.map(\.count)
+      let selectionCounts = selections.map(\.count)
       // A write to one root, or a batch of writes to several.
       let writes = Int.random(in: 1...3, using: &random)
       var planned: [(Int, Int)] = []
@@ -135,6 +182,20 @@ import Testing
         for pair in sent {
           #expect([pair.0, pair.1] == [expected[first], expected[second]], "seed \(seed), combine \(combine)")
         }
+      }
+      let sequences = Self.sequences(nodes, before: before, after: expected, writes: planned)
+      for (index, node) in nodes.enumerated() {
+        guard case .select(let selector, _, _, let select) = node else { continue }
+        let sent = Array(selections[select].history.dropFirst(selectionCounts[select]))
+        let followed = node.selected(by: expected[selector])
+        // A switch (the selector delivered) or a change of the holder it
+        // follows sends; nothing else does.
+        let sends = sequences[selector].count > 1 || sequences[followed].count > 1
+        #expect(sent.isEmpty != sends, "seed \(seed), selection \(select)")
+        // Only values the followed holder took in the wave, the last one
+        // its final value: never one of the holder the wave switched from.
+        #expect(sent.allSatisfy(sequences[followed].contains), "seed \(seed), selection \(select): \(sent)")
+        if let last = sent.last { #expect(last == expected[index], "seed \(seed), selection \(select)") }
       }
     }
     withExtendedLifetime(observers) {}
