@@ -377,7 +377,8 @@ final class CauseNode {
 
   deinit {
     // Unlinked one at a time: releasing a list thousands of links long by
-    // recursion would overflow the stack (DeliveryContextTests).
+    // recursion would overflow the stack
+    // (`CauseSetTests.aLongListOfCausesIsReleasedWithoutRecursion`).
     var next = parent
     parent = nil
     while next != nil, isKnownUniquelyReferenced(&next) {
@@ -453,11 +454,11 @@ struct Causes: @unchecked Swift.Sendable {
 }
 
 /// A persistent set of gate addresses: a hash array mapped trie whose
-/// nodes are never changed once shared; `insert` copies the path it
-/// changes (at most 13 nodes, usually 2 or 3) and shares the rest, and
-/// changes in place the nodes only it holds (those of the set being made). The
-/// causes of a deep path (`CauseNode.set`) without a copy of the path per
-/// link.
+/// nodes are never changed once shared. `insert` copies the path it
+/// changes (at most 13 nodes, usually 2 or 3) and shares the rest; the
+/// nodes only it holds (those of the set being made) it changes in place.
+/// It holds the causes of a deep path (`CauseNode.set`) without a copy of
+/// the path per link.
 ///
 /// A key's hash is a bijection of the address, so two gates never share
 /// one: two keys end in different slots by the last level at the latest,
