@@ -229,6 +229,11 @@ struct DeliveryContext {
     if state.pointee.base == nil && count <= Self.scanned {
       guard count > 0, let causes = state.pointee.causes else { return .none }
       if count == 1 { return Causes(single: causes[0].takeUnretainedValue()) }
+      // Two: a combine's side reached from a holder's chain, the common
+      // case of a deferred combine: kept inline too.
+      if count == 2 {
+        return Causes(single: causes[0].takeUnretainedValue(), second: causes[1].takeUnretainedValue())
+      }
       // A few causes: copied, as cheap as a node and installed by pushing.
       return Causes(copied: (0..<count).map { causes[$0].takeUnretainedValue() })
     }
@@ -299,6 +304,7 @@ struct DeliveryContext {
       state.pointee.base = nil
       if let single = causes.single {
         push(single)
+        if let second = causes.second { push(second) }
       } else {
         for cause in causes.copied { push(cause) }
       }
@@ -406,8 +412,11 @@ final class CauseNode {
 /// thread after the hand-over through a lock.
 @usableFromInline
 struct Causes: @unchecked Swift.Sendable {
-  /// The only cause, when there is exactly one; then the others are empty.
+  /// The only cause, when there is exactly one, or the first of two; then
+  /// `copied` and `node` are empty.
   @usableFromInline let single: DeliveryGate?
+  /// The second of exactly two causes, kept without allocating.
+  @usableFromInline let second: DeliveryGate?
   /// A few causes (two to `DeliveryContext.scanned`), outermost first,
   /// captured with none installed.
   @usableFromInline let copied: [DeliveryGate]
@@ -429,8 +438,9 @@ struct Causes: @unchecked Swift.Sendable {
   }
 
   @usableFromInline
-  init(single: DeliveryGate) {
+  init(single: DeliveryGate, second: DeliveryGate? = nil) {
     self.single = single
+    self.second = second
     copied = []
     node = nil
   }
@@ -438,6 +448,7 @@ struct Causes: @unchecked Swift.Sendable {
   @usableFromInline
   init(copied: [DeliveryGate]) {
     single = nil
+    second = nil
     self.copied = copied
     node = nil
   }
@@ -445,12 +456,16 @@ struct Causes: @unchecked Swift.Sendable {
   @usableFromInline
   init(node: CauseNode) {
     single = nil
+    second = nil
     copied = []
     self.node = node
   }
 
-  /// The causes, outermost first, when there are none or two or more.
-  var gates: [DeliveryGate] { node?.all ?? copied }
+  /// The causes, outermost first.
+  var gates: [DeliveryGate] {
+    if let single { return second.map { [single, $0] } ?? [single] }
+    return node?.all ?? copied
+  }
 }
 
 /// A persistent set of gate addresses: a hash array mapped trie whose

@@ -105,7 +105,7 @@ import Testing
           case 7:
             let causes = context.capture()
             let expected = installed + stack
-            let got = causes.single.map { [$0] } ?? causes.gates
+            let got = causes.gates
             if !same(got, expected) { mismatches += 1 }
             captured.append((causes, expected))
             if captured.count > 50 { captured.removeFirst() }

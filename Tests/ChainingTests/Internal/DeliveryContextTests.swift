@@ -22,7 +22,7 @@ import Testing
     }.wait()
   }
 
-  @Test func oneCauseIsCapturedWithoutAnArrayAndInstalledAgain() {
+  @Test func oneOrTwoCausesAreCapturedWithoutAnArrayAndInstalledAgain() {
     let gate = DeliveryGate(held: false)
     let own = DeliveryGate(held: false)
     spawn {
@@ -32,10 +32,18 @@ import Testing
       #expect(nothing.gates.isEmpty)
       context.enter(gate)
       let captured = context.capture()
+      context.enter(own)
+      let two = context.capture()
+      context.popCause()
+      context.leave()
       context.popCause()
       context.leave()
       #expect(captured.single === gate)
-      #expect(captured.gates.isEmpty)
+      #expect(captured.second == nil && captured.copied.isEmpty && captured.node == nil)
+      // Two causes (a deferred combine's usual ones): inline as well.
+      #expect(two.single === gate && two.second === own)
+      #expect(two.copied.isEmpty && two.node == nil)
+      #expect(two.gates.map(ObjectIdentifier.init) == [gate, own].map(ObjectIdentifier.init))
       context.enter(own)
       var inside: [Bool] = []
       context.run(with: captured) {
@@ -46,6 +54,11 @@ import Testing
       #expect(!context.isCaused(by: gate))
       context.popCause()
       context.leave()
+      context.run(with: two) {
+        inside = [context.isCaused(by: gate), context.isCaused(by: own)]
+      }
+      #expect(inside == [true, true])
+      #expect(!context.isCaused(by: gate) && !context.isCaused(by: own))
     }.wait()
   }
 
