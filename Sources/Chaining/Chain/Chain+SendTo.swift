@@ -39,6 +39,21 @@ extension Chain {
   ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     isolated(to: isolation).appendingLast { downstream in
+      // A value holder: its store, held weakly, which only the holder
+      // keeps (and frees with it). A weak reference moves the object it
+      // names to slower reference counting; the holder is retained and
+      // released on every write and read, the store almost never. About
+      // a tenth of kairo's diamond and deep (Performance.md).
+      if let holder = receiver as? ValueHolder<Value> {
+        let store = holder.store
+        guard let downstream else {
+          return { [weak store] value in store?.replace(with: value) { $0 } }
+        }
+        return { [weak store] value in
+          store?.replace(with: value) { $0 }
+          downstream(value)
+        }
+      }
       guard let downstream else {
         return { [weak receiver] value in receiver?.receive(value: value) }
       }

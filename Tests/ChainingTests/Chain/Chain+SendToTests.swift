@@ -30,6 +30,39 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  /// A value holder is sent to through its store, held weakly, which the
+  /// holder frees with it: neither the holder nor the value it held
+  /// outlives it, nothing is written after, and the later steps still run.
+  @Test func sendToAValueHolderHoldsNeitherItNorItsValue() {
+    final class Box {
+      let number: Int
+      init(_ number: Int) { self.number = number }
+    }
+    let source = ValueHolder(Box(1))
+    let after = Recorder<Int>()
+    let watched = Recorder<Int>()
+    weak var weakHolder: ValueHolder<Box>?
+    weak var weakSent: Box?
+    var observers: [Observer] = []
+    do {
+      let holder = ValueHolder(Box(0))
+      weakHolder = holder
+      observers.append(holder.chain().do { watched.append($0.number) }.end())
+      observers.append(source.chain().sendTo(holder).do { after.append($0.number) }.sync())
+      #expect(holder.value.number == 1)
+      let sent = Box(2)
+      weakSent = sent
+      source.value = sent
+      #expect(holder.value.number == 2)
+    }
+    #expect(weakHolder == nil)
+    source.value = Box(3)
+    #expect(weakSent == nil)
+    #expect(watched.history == [1, 2])
+    #expect(after.history == [1, 2, 3])
+    withExtendedLifetime(observers) {}
+  }
+
   @Test func sendToARetainedReceiverKeepsItUntilInvalidation() {
     let notifier = Notifier<Int>()
     weak var weakReceiver: RecordingReceiver<Int>?
