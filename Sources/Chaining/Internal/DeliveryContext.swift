@@ -336,11 +336,9 @@ final class CauseNode {
   private(set) var parent: CauseNode?
   /// This link's gates, retained.
   let gates: [DeliveryGate]
-  /// Links from the root, this one included.
-  let depth: Int
   /// How many causes the list has, this link's and its parents'.
   let count: Int
-  /// The causes as a set, when there are more than `CauseNode.scanned`:
+  /// The causes as a set, when there are more than `DeliveryContext.scanned`:
   /// its parent's set with this link's gates added, sharing the rest
   /// (a persistent trie), so that making a link costs O(its gates) and
   /// `contains` O(1), however long the path.
@@ -354,25 +352,21 @@ final class CauseNode {
     self.parent = parent
     self.gates = gates
     self.end = end
-    depth = (parent?.depth ?? 0) + 1
     count = (parent?.count ?? 0) + gates.count
-    if count <= Self.scanned {
+    if count <= DeliveryContext.scanned {
       set = nil
     } else {
       var set = parent?.set ?? CauseTrie.empty
       for gate in parent?.set == nil ? (parent?.all ?? []) + gates : gates {
-        CauseTrie.insert(CauseTrie.key(gate), into: &set)
+        CauseTrie.insert(CauseSet.key(gate), into: &set)
       }
       self.set = set
     }
   }
 
-  /// Up to this many causes, `contains` searches the list.
-  static var scanned: Int { 16 }
-
   /// Whether `gate` is one of the causes.
   func contains(_ gate: DeliveryGate) -> Bool {
-    if let set { return set.contains(CauseTrie.key(gate)) }
+    if let set { return set.contains(CauseSet.key(gate)) }
     var node: CauseNode? = self
     while let current = node {
       if current.gates.contains(where: { $0 === gate }) { return true }
@@ -497,10 +491,6 @@ final class CauseTrie: @unchecked Swift.Sendable {
   }
 
   static let empty = CauseTrie(bitmap: 0, slots: [])
-
-  static func key(_ gate: DeliveryGate) -> UInt {
-    UInt(bitPattern: Unmanaged.passUnretained(gate).toOpaque())
-  }
 
   /// A bijection of `key` (an odd multiplication, then an xor-shift, each
   /// invertible) that spreads the aligned addresses over every level.
