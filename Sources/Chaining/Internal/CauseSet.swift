@@ -43,6 +43,34 @@ struct CauseSet {
     slot(of: Self.key(gate)) != nil
   }
 
+  /// The value of `key`'s slot (its count, or its position in a
+  /// `CausePath`), or nil when it is not there.
+  func value(of key: UInt) -> Int? {
+    slot(of: key).map { counts.unsafelyUnwrapped[$0] }
+  }
+
+  /// Adds `key` with `value` unless it is there (a `CausePath`'s use:
+  /// the value is a position, and a key keeps its first).
+  mutating func insert(_ key: UInt, at value: Int) {
+    if slot(of: key) != nil { return }
+    if (occupied + 1) * 2 > capacity { grow() }
+    let keys = keys.unsafelyUnwrapped
+    var index = home(of: key)
+    while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
+    keys[index] = key
+    counts.unsafelyUnwrapped[index] = value
+    occupied += 1
+  }
+
+  /// Adds every key of this set, with its value, to `other`, which is
+  /// empty and large enough (at most half full afterwards).
+  func move(into other: inout CauseSet) {
+    guard let keys, let counts else { return }
+    for index in 0..<capacity where keys[index] != 0 {
+      other.insert(keys[index], at: counts[index])
+    }
+  }
+
   /// Adds one occurrence of `gate`.
   mutating func insert(_ gate: DeliveryGate) {
     let key = Self.key(gate)

@@ -42,6 +42,15 @@ struct DeliveryContext {
     /// `run(with:adding:_:)`: shared with the value, not copied into the
     /// buffer, which holds only the causes pushed since. Nil when none.
     @usableFromInline var base: CauseNode? = nil
+    /// The table of the last `CausePath` freed on this thread, emptied,
+    /// kept for the next path that outgrows its own: a write through a
+    /// long chain makes a path as long, and would otherwise allocate (and
+    /// fault in) a table as large for each write.
+    var spareTable = CauseSet()
+    /// `base`, unretained, for `isBaseCause(_:)`: a search on every hop
+    /// of a postponed or queued run that costs no reference counting.
+    /// The `run(with:adding:_:)` that installed the node keeps it alive.
+    var baseRef: Unmanaged<CauseNode>? = nil
     /// The last node `capture()` made, for the buffer's first `memoCount`
     /// causes on top of `base`: the next capture shares it and adds only
     /// the causes pushed since. Nil, with `memoCount` 0, when there is none.
@@ -50,13 +59,18 @@ struct DeliveryContext {
     /// How many waves this thread is inside: deliveries of a write, and
     /// batches (see `Wave.swift`). Nonzero, a combine defers its value.
     @usableFromInline var wave = 0
-    /// How many combines wait in `deferred`, plus the gates in `turns`:
-    /// read on every wave's end, so kept apart from the arrays.
+    /// How many combines wait in `deferred`, plus the gates in `turns` and
+    /// the runs in `postponed`: read on every wave's end, so kept apart
+    /// from the arrays.
     @usableFromInline var deferredCount = 0
     /// Gates whose queue this thread joined from inside a delivery while
     /// their running thread was past its limit: it waits for its turn at
     /// each once its wave ends (see `deferTurn(_:)`).
     var turns: [DeliveryGate] = []
+    /// Runs of chains postponed past `DeliveryContext.nestingLimit`
+    /// nested runs, each on a gate this thread has claimed, oldest first
+    /// (see `postpone(causes:_:)`).
+    var postponed: [Postponed] = []
     /// The combines that changed in the current wave, in the order they
     /// first changed; sent when the wave ends.
     var deferred: [WaveFlush.Entry] = []
@@ -124,7 +138,10 @@ struct DeliveryContext {
   /// Marks the start of a run of `gate`'s chain on this thread.
   @inlinable @inline(__always)
   func enter(_ gate: DeliveryGate) {
-    state.pointee.depth += 1
+    // Wrapping, here and in the other counts of a run: a thread nests
+    // far fewer than `Int.max` runs, and the overflow check costs an
+    // instruction per delivery.
+    state.pointee.depth &+= 1
     push(gate)
   }
 
@@ -132,7 +149,7 @@ struct DeliveryContext {
   /// gate is released.
   @inlinable @inline(__always)
   func popCause() {
-    let count = state.pointee.count - 1
+    let count = state.pointee.count &- 1
     state.pointee.count = count
     if count >= Self.scanned { removeDeep(state.pointee.causes.unsafelyUnwrapped[count], at: count) }
   }
@@ -143,10 +160,19 @@ struct DeliveryContext {
   @inlinable
   static var scanned: Int { 16 }
 
+  /// How many runs of chains may nest on one thread's stack. A delivery
+  /// that would start one more is postponed (see `postpone(causes:_:)`):
+  /// a chain of 100,000 holders delivers on a 512 KB stack. A link of a
+  /// chain of holders (a holder, a `map`, a `sendTo`) takes about 220
+  /// bytes of stack in a release build (`DepthTests`), so this many take
+  /// some 30 KB, a handler's own frames aside.
+  @inlinable
+  static var nestingLimit: Int { 128 }
+
   /// Marks the end of the run started by `enter(_:)`.
   @inlinable @inline(__always)
   func leave() {
-    state.pointee.depth -= 1
+    state.pointee.depth &-= 1
   }
 
   @inlinable @inline(__always)
@@ -154,7 +180,7 @@ struct DeliveryContext {
     let count = state.pointee.count
     if count == state.pointee.capacity { grow() }
     state.pointee.causes.unsafelyUnwrapped[count] = Unmanaged.passUnretained(gate)
-    state.pointee.count = count + 1
+    state.pointee.count = count &+ 1
     if count >= Self.scanned { addDeep(gate) }
   }
 
@@ -209,7 +235,7 @@ struct DeliveryContext {
   /// Whether `gate` is among the installed causes of a queued value.
   @usableFromInline @inline(never)
   func isBaseCause(_ gate: DeliveryGate) -> Bool {
-    state.pointee.base.unsafelyUnwrapped.contains(gate)
+    state.pointee.baseRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.contains(gate) }
   }
 
   /// The causes, retained, for a value that is queued for later. One
@@ -223,8 +249,13 @@ struct DeliveryContext {
   /// the buffer, so a deep delivery that captures at each level (each
   /// deferred combine of a graph of combines) does not copy its path
   /// each time, which made its cost grow with the square of the depth.
+  ///
+  /// `confined`: the causes stay on this thread (a run postponed by
+  /// `DeliveryGate.postpone`, a combine deferred to the wave's end), so
+  /// the node's path may go on growing in place. Otherwise the path is
+  /// frozen first (see `CausePath`).
   @usableFromInline
-  func capture() -> Causes {
+  func capture(confined: Bool = false) -> Causes {
     let count = state.pointee.count
     if state.pointee.base == nil && count <= Self.scanned {
       guard count > 0, let causes = state.pointee.causes else { return .none }
@@ -237,7 +268,9 @@ struct DeliveryContext {
       // A few causes: copied, as cheap as a node and installed by pushing.
       return Causes(copied: (0..<count).map { causes[$0].takeUnretainedValue() })
     }
-    return Causes(node: captureNode())
+    let node = captureNode()
+    if !confined { node.path?.freeze() }
+    return Causes(node: node)
   }
 
   /// The node for `capture()`: `base` with the causes pushed since added.
@@ -299,9 +332,11 @@ struct DeliveryContext {
     state.pointee.memoCount = 0
     if let node = causes.node {
       state.pointee.base = node
+      state.pointee.baseRef = Unmanaged.passUnretained(node)
       push(installedMark)
     } else {
       state.pointee.base = nil
+      state.pointee.baseRef = nil
       if let single = causes.single {
         push(single)
         if let second = causes.second { push(second) }
@@ -314,6 +349,7 @@ struct DeliveryContext {
     state.pointee.count = 0
     state.pointee.deep.removeAll()
     state.pointee.base = savedBase
+    state.pointee.baseRef = savedBase.map { Unmanaged.passUnretained($0) }
     state.pointee.memo = savedMemo
     state.pointee.memoCount = savedMemoCount
     for cause in own { push(cause.takeUnretainedValue()) }
@@ -338,11 +374,11 @@ final class CauseNode {
   let gates: [DeliveryGate]
   /// How many causes the list has, this link's and its parents'.
   let count: Int
-  /// The causes as a set, when there are more than `DeliveryContext.scanned`:
-  /// its parent's set with this link's gates added, sharing the rest
-  /// (a persistent trie), so that making a link costs O(its gates) and
-  /// `contains` O(1), however long the path.
-  let set: CauseTrie?
+  /// The causes as a table, when there are more than
+  /// `DeliveryContext.scanned`: the parent's, grown in place when the
+  /// parent is its last node and it is not frozen, so that making a link
+  /// costs O(its gates) and `contains` O(1), however long the path.
+  let path: CausePath?
   /// The buffer's count when the capturing thread made it: this link
   /// describes the buffer's causes `end - gates.count ..< end` on top of
   /// the installed ones (for that thread's `memo` only).
@@ -352,21 +388,28 @@ final class CauseNode {
     self.parent = parent
     self.gates = gates
     self.end = end
-    count = (parent?.count ?? 0) + gates.count
+    let parentCount = parent?.count ?? 0
+    count = parentCount + gates.count
     if count <= DeliveryContext.scanned {
-      set = nil
-    } else {
-      var set = parent?.set ?? CauseTrie.empty
-      for gate in parent?.set == nil ? (parent?.all ?? []) + gates : gates {
-        CauseTrie.insert(CauseSet.key(gate), into: &set)
-      }
-      self.set = set
+      path = nil
+      return
     }
+    let path: CausePath
+    if let parentPath = parent?.path {
+      path =
+        !parentPath.frozen && parentPath.tip == parentCount
+        ? parentPath : CausePath(base: parentPath, limit: parentCount)
+    } else {
+      path = CausePath(base: nil, limit: 0)
+      path.append(parent?.all ?? [])
+    }
+    path.append(gates)
+    self.path = path
   }
 
   /// Whether `gate` is one of the causes.
   func contains(_ gate: DeliveryGate) -> Bool {
-    if let set { return set.contains(CauseSet.key(gate)) }
+    if let path { return path.contains(gate, below: count) }
     var node: CauseNode? = self
     while let current = node {
       if current.gates.contains(where: { $0 === gate }) { return true }
@@ -462,102 +505,117 @@ struct Causes: @unchecked Swift.Sendable {
   }
 }
 
-/// A persistent set of gate addresses: a hash array mapped trie whose
-/// nodes are never changed once shared. `insert` copies the path it
-/// changes (at most 13 nodes, usually 2 or 3) and shares the rest; the
-/// nodes only it holds (those of the set being made) it changes in place.
-/// It holds the causes of a deep path (`CauseNode.set`) without a copy of
-/// the path per link.
+/// The causes of deep paths as one table of gate addresses, each with the
+/// position it was first added at: a node of `count` causes on the path
+/// has as causes the keys at positions below `count`, so every node of a
+/// path that grows link by link shares one table, and adding a link costs
+/// O(its gates), however long the path (`CauseNode.path`).
 ///
-/// A key's hash is a bijection of the address, so two gates never share
-/// one: two keys end in different slots by the last level at the latest,
-/// and no collision lists are needed.
-final class CauseTrie: @unchecked Swift.Sendable {
-  // @unchecked: immutable once made; shared by the nodes of the causes a
-  // value carries to another thread, handed over through a lock.
-  enum Slot {
-    case key(UInt)
-    case node(CauseTrie)
+/// A node made from a node that is not the path's last (its `count` is
+/// below `tip`), or from a path that is `frozen`, starts a path of its own
+/// on top of it (`base`, of which it sees the positions below `baseLimit`):
+/// the table only ever grows at its tip. Positions at or past a node's
+/// count, of links made since on other branches (whose gates may be gone
+/// and their addresses reused), are not its causes, whatever their key.
+///
+/// Thread-confined while it grows: only the thread that made it adds to
+/// it. A capture whose causes may reach another thread freezes the path
+/// of the node it hands out, and the paths below (`freeze()`); a frozen
+/// path never changes again, and is read from any thread (the queue or
+/// lock that hands the causes over orders the writes before). Checked by
+/// `CauseSetTests.capturesShareTheirPathAndInstallsAgreeWithTheWholeList`,
+/// and, across threads, by the thread sanitizer tests of queued values.
+final class CausePath: @unchecked Swift.Sendable {
+  // @unchecked: changed only by the making thread until frozen, then
+  // immutable (see the type's discussion).
+
+  /// The table of keys and their positions (see `CauseSet` for the
+  /// layout, whose counts are positions here).
+  @exclusivity(unchecked) private var table = CauseSet()
+  /// How many positions are given: the count of the path's last node.
+  @exclusivity(unchecked) private(set) var tip: Int
+  /// Set once a node of this path may reach another thread: nothing is
+  /// added afterwards.
+  @exclusivity(unchecked) private(set) var frozen = false
+  /// The path this one was made on, and how many of its positions it sees.
+  let base: CausePath?
+  let baseLimit: Int
+
+  /// A path on the first `limit` positions of `base` (none: 0).
+  init(base: CausePath?, limit: Int) {
+    self.base = base
+    baseLimit = limit
+    tip = limit
   }
 
-  /// Which of the 32 slots of this level are used.
-  private(set) var bitmap: UInt32
-  /// The used slots, in the order of their bits.
-  private(set) var slots: [Slot]
-
-  init(bitmap: UInt32, slots: [Slot]) {
-    self.bitmap = bitmap
-    self.slots = slots
+  deinit {
+    // Kept by this thread for its next long path when larger than its
+    // spare; not while the thread ends (its context is gone then).
+    guard let raw = _chaining_get_thread_context(), table.capacity > 0 else {
+      table.deallocate()
+      return
+    }
+    let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
+    if table.capacity > state.pointee.spareTable.capacity {
+      table.removeAll()
+      swap(&table, &state.pointee.spareTable)
+    }
+    table.deallocate()
   }
 
-  static let empty = CauseTrie(bitmap: 0, slots: [])
-
-  /// A bijection of `key` (an odd multiplication, then an xor-shift, each
-  /// invertible) that spreads the aligned addresses over every level.
-  static func hash(_ key: UInt) -> UInt {
-    let mixed = key &* 0x9E37_79B9_7F4A_7C15
-    return mixed ^ (mixed >> 32)
-  }
-
-  /// The slot of `hash` at the level that starts at bit `shift`.
-  static func bit(_ hash: UInt, _ shift: Int) -> UInt32 {
-    1 << UInt32(truncatingIfNeeded: (hash >> UInt(shift)) & 31)
-  }
-
-  func contains(_ key: UInt) -> Bool {
-    let hash = Self.hash(key)
-    var node = self
-    var shift = 0
-    while true {
-      let bit = Self.bit(hash, shift)
-      if node.bitmap & bit == 0 { return false }
-      switch node.slots[(node.bitmap & (bit &- 1)).nonzeroBitCount] {
-      case .key(let other): return other == key
-      case .node(let child):
-        node = child
-        shift += 5
+  /// Adds `gates` at the next positions (a gate already there keeps its
+  /// first).
+  func append(_ gates: [DeliveryGate]) {
+    reserve(gates.count)
+    // Read as addresses (a native class reference is one), which touches
+    // no reference count: `CauseSet.key(_:)` of each gate.
+    gates.withUnsafeBytes { bytes in
+      for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt>.stride) {
+        table.insert(bytes.load(fromByteOffset: offset, as: UInt.self), at: tip)
+        tip += 1
       }
     }
   }
 
-  /// Adds `key` to `set`: in place in the nodes only `set` holds, in
-  /// copies of the others on its path.
-  static func insert(_ key: UInt, into set: inout CauseTrie) {
-    insert(key, hash(key), 0, into: &set)
+  /// Makes room for `added` more keys, in the thread's spare table when
+  /// the table would grow and the spare is large enough.
+  private func reserve(_ added: Int) {
+    let needed = table.occupied + added
+    guard needed * 2 > table.capacity, let raw = _chaining_get_thread_context() else { return }
+    let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
+    guard needed * 2 <= state.pointee.spareTable.capacity else { return }
+    var spare = CauseSet()
+    swap(&spare, &state.pointee.spareTable)
+    table.move(into: &spare)
+    table.deallocate()
+    table = spare
   }
 
-  private static func insert(_ key: UInt, _ hash: UInt, _ shift: Int, into node: inout CauseTrie) {
-    if !isKnownUniquelyReferenced(&node) { node = CauseTrie(bitmap: node.bitmap, slots: node.slots) }
-    let bit = Self.bit(hash, shift)
-    let index = (node.bitmap & (bit &- 1)).nonzeroBitCount
-    if node.bitmap & bit == 0 {
-      node.slots.insert(.key(key), at: index)
-      node.bitmap |= bit
-      return
-    }
-    switch node.slots[index] {
-    case .key(let other):
-      if other != key { node.slots[index] = .node(pair(other, Self.hash(other), key, hash, shift + 5)) }
-    case .node(var child):
-      // Out of the slot while it changes, so that a child only this set
-      // holds is changed in place.
-      node.slots[index] = .key(0)
-      insert(key, hash, shift + 5, into: &child)
-      node.slots[index] = .node(child)
+  /// Whether `gate` is at a position below `count`, here or in the bases.
+  func contains(_ gate: DeliveryGate, below count: Int) -> Bool {
+    let key = CauseSet.key(gate)
+    // Unretained: each path keeps its base alive, and the caller this one.
+    var path = Unmanaged.passUnretained(self)
+    var limit = count
+    while true {
+      let next = path._withUnsafeGuaranteedRef { current -> (found: Bool, base: Unmanaged<CausePath>?, limit: Int) in
+        if let position = current.table.value(of: key), position < limit { return (true, nil, 0) }
+        return (false, current.base.map { Unmanaged.passUnretained($0) }, current.baseLimit)
+      }
+      if next.found { return true }
+      guard let base = next.base else { return false }
+      path = base
+      limit = next.limit
     }
   }
 
-  /// A node holding two different keys from `shift` on.
-  private static func pair(_ first: UInt, _ firstHash: UInt, _ second: UInt, _ secondHash: UInt, _ shift: Int)
-    -> CauseTrie
-  {
-    let firstBit = bit(firstHash, shift)
-    let secondBit = bit(secondHash, shift)
-    if firstBit == secondBit {
-      return CauseTrie(bitmap: firstBit, slots: [.node(pair(first, firstHash, second, secondHash, shift + 5))])
+  /// Marks this path and those below frozen.
+  func freeze() {
+    var path: CausePath? = self
+    while let current = path, !current.frozen {
+      current.frozen = true
+      path = current.base
     }
-    let slots: [Slot] = firstBit < secondBit ? [.key(first), .key(second)] : [.key(second), .key(first)]
-    return CauseTrie(bitmap: firstBit | secondBit, slots: slots)
   }
 }
 
@@ -593,6 +651,7 @@ private func freeContext(_ raw: UnsafeMutableRawPointer) {
   let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
   state.pointee.causes?.deallocate()
   state.pointee.deep.deallocate()
+  state.pointee.spareTable.deallocate()
   state.deinitialize(count: 1)
   state.deallocate()
 }

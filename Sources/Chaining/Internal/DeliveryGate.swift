@@ -212,8 +212,46 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     in context: DeliveryContext
   ) {
     if dropsEchoes, context.isCaused(by: self) { return }
+    if context.depth >= DeliveryContext.nestingLimit {
+      postpone(value, body, in: context)
+      return
+    }
     if !runIfIdle(value, to: body, in: context) {
       queue(value, body, in: context)
+    }
+  }
+
+  /// `deliver` when `DeliveryContext.nestingLimit` runs of chains nest on
+  /// the calling thread already: claims the gate now, in the value's
+  /// order, and runs the chain later, from a shallower frame of this
+  /// thread, within the same write and wave (`DeliveryContext.postpone`).
+  ///
+  /// Claiming now is what keeps the chain's values in order: a value that
+  /// arrives meanwhile, from this thread or another, finds the chain
+  /// running and is queued behind this one, as it would be behind a run
+  /// in progress. Every postponed run is run before the outermost write
+  /// returns, and none is on the stack meanwhile, so a chain of any
+  /// length delivers in a bounded stack (`DepthTests`). A gate that is
+  /// running takes the value in its queue; outside a wave (nothing would
+  /// run the postponed value), it runs at once as before.
+  @usableFromInline @inline(never)
+  func postpone<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) {
+    guard context.isInWave else {
+      if !runIfIdle(value, to: body, in: context) { queue(value, body, in: context) }
+      return
+    }
+    guard let idle = claim(in: context) else {
+      queue(value, body, in: context)
+      return
+    }
+    context.postpone(causes: context.capture(confined: true)) { [self] in
+      // This value first: what the queue holds arrived after it. Closed
+      // meanwhile, it is dropped, as a queued value is.
+      if isClosed {
+        release(to: idle, in: context)
+      } else {
+        run(value, body, leaving: idle, in: context)
+      }
     }
   }
 
@@ -315,6 +353,11 @@ final class DeliveryGate: @unchecked Swift.Sendable {
       return
     }
     if dropsEchoes, context.isCaused(by: self) { return }
+    // Checked next to `enter`, which loads the same count.
+    if context.depth >= DeliveryContext.nestingLimit {
+      postpone(value, body, in: context)
+      return
+    }
     context.enter(self)
     body(value)
     context.popCause()
@@ -678,14 +721,14 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     let original = requests.bitwiseOr(Self.closed, ordering: .sequentiallyConsistent).oldValue
     let runner = word.load(ordering: .sequentiallyConsistent) & ~Self.idleBits
     if runner != 0 || original & Self.queued != 0 {
-      closeBusy(running: runner != 0)
+      closeBusy(runner: runner)
     }
     return original & Self.closed == 0
   }
 
   /// `close()` when a run may be in progress or values are queued: drops
   /// the queue, then waits for the run unless that could deadlock.
-  private func closeBusy(running: Bool) {
+  private func closeBusy(runner: Int) {
     let dropped = ParkingLot.shared.withLock(self) { () -> [Queued] in
       // Relaxed: under the stripe's lock, as in `runPending`.
       requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
@@ -694,7 +737,11 @@ final class DeliveryGate: @unchecked Swift.Sendable {
       return pending
     }
     _ = consume dropped  // released here, outside the lock
-    guard running, DeliveryContext.current.depth == 0 else { return }
+    // Not when the runner is this thread: it is inside a delivery, or
+    // its run is postponed to the end of its write (`postpone`), and
+    // would wait for itself.
+    let context = DeliveryContext.current
+    guard runner != 0, context.depth == 0, runner != context.runner else { return }
     requests.bitwiseOr(Self.waiting, ordering: .sequentiallyConsistent)
     // The heavy side: after it, either the runner sees `waiting` when it
     // releases, or the check below sees it released.

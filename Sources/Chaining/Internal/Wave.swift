@@ -32,7 +32,21 @@ extension DeliveryContext {
   func endWave() {
     let wave = state.pointee.wave &- 1
     state.pointee.wave = wave
-    if wave == 0, state.pointee.deferredCount != 0 { flushWave() }
+    if state.pointee.deferredCount != 0 { endWave(deferring: wave) }
+  }
+
+  /// The end of a wave when something waits: at the outermost wave's
+  /// end, the flush; at the end of a write made outside every delivery
+  /// inside a longer wave (a batch), the runs it postponed, so that the
+  /// write has reached every chain when it returns, as one that nests
+  /// less does.
+  @usableFromInline
+  func endWave(deferring wave: Int) {
+    if wave == 0 {
+      flushWave()
+    } else if state.pointee.depth == 0 {
+      runPostponed()
+    }
   }
 
   /// Runs `body` as one wave (or inside the current one).
@@ -60,18 +74,21 @@ extension DeliveryContext {
   func runAsOwnWave(_ body: () -> Void) {
     let saved = (
       wave: state.pointee.wave, count: state.pointee.deferredCount,
-      deferred: state.pointee.deferred, turns: state.pointee.turns, level: state.pointee.level
+      deferred: state.pointee.deferred, turns: state.pointee.turns,
+      postponed: state.pointee.postponed, level: state.pointee.level
     )
     state.pointee.wave = 0
     state.pointee.deferredCount = 0
     state.pointee.deferred = []
     state.pointee.turns = []
+    state.pointee.postponed = []
     state.pointee.level = Int.min
     inWave(body)
     state.pointee.wave = saved.wave
     state.pointee.deferredCount = saved.count
     state.pointee.deferred = saved.deferred
     state.pointee.turns = saved.turns
+    state.pointee.postponed = saved.postponed
     state.pointee.level = saved.level
   }
 
@@ -104,7 +121,7 @@ extension DeliveryContext {
         // this wave invalidates its chain (its gate then drops the send).
         flush: .passRetained(flush),
         hop: innermost.toOpaque() == own.toOpaque() ? nil : innermost.retain(),
-        causes: count > 1 || state.pointee.base != nil ? capture() : nil
+        causes: count > 1 || state.pointee.base != nil ? capture(confined: true) : nil
       )
     )
     state.pointee.deferredCount += 1
@@ -122,6 +139,27 @@ extension DeliveryContext {
     state.pointee.deferredCount += 1
   }
 
+  /// Postpones `run`, a run of a chain whose gate this thread has
+  /// claimed, with the causes of its value, until the thread's stack is
+  /// shallow again: the end of the current write made outside every
+  /// delivery, or of the wave (see `DeliveryGate.postpone(_:_:in:)`).
+  func postpone(causes: Causes, _ run: @escaping () -> Void) {
+    state.pointee.postponed.append(Postponed(causes: causes, run: run))
+    state.pointee.deferredCount += 1
+  }
+
+  /// Runs the postponed runs, oldest first, with the runs they postpone
+  /// in turn, until none is left. Each starts from this frame, so the
+  /// stack nests at most `nestingLimit` runs deeper than here.
+  func runPostponed() {
+    while !state.pointee.postponed.isEmpty {
+      let batch = state.pointee.postponed
+      state.pointee.postponed = []
+      state.pointee.deferredCount -= batch.count
+      for postponed in batch { run(with: postponed.causes, postponed.run) }
+    }
+  }
+
   /// Sends the deferred combines, lowest rank first (ties in the order
   /// they first changed), until none is left.
   ///
@@ -132,11 +170,17 @@ extension DeliveryContext {
   /// `level`), so a combine that reads what another one writes is sent
   /// after it, with that write's value: never a pair mixing old and new.
   ///
+  /// Runs postponed first: they finish the deliveries that changed the
+  /// combines, and a combine's pair waits for its sides' final values.
   /// Then, or in between, waits for this thread's turns (`deferTurn(_:)`).
   @usableFromInline
   func flushWave() {
     state.pointee.wave += 1
     while state.pointee.deferredCount != 0 {
+      if !state.pointee.postponed.isEmpty {
+        runPostponed()
+        continue
+      }
       state.pointee.deferredCount -= 1
       if state.pointee.deferred.isEmpty {
         let gate = state.pointee.turns.removeFirst()
@@ -213,6 +257,14 @@ extension DeliveryContext {
   private static func sendUnretained(_ request: (flush: Unmanaged<WaveFlush>, runner: Int)) {
     request.flush._withUnsafeGuaranteedRef { $0.send(from: request.runner) }
   }
+}
+
+/// A run of a chain postponed past `DeliveryContext.nestingLimit` nested
+/// runs: the causes of its value, and the run, on a gate the postponing
+/// thread has claimed.
+struct Postponed {
+  let causes: Causes
+  let run: () -> Void
 }
 
 /// What a combine keeps to send its pair at the end of a wave: its chain's

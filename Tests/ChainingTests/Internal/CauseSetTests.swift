@@ -103,7 +103,9 @@ import Testing
           case 4..<7 where !stack.isEmpty:
             leave(context, &stack)
           case 7:
-            let causes = context.capture()
+            // Confined or not: a confined capture's path may grow in
+            // place afterwards, a frozen one never.
+            let causes = context.capture(confined: random.next() % 2 == 0)
             let expected = installed + stack
             let got = causes.gates
             if !same(got, expected) { mismatches += 1 }
@@ -133,6 +135,32 @@ import Testing
       #expect(installs > 100)
       #expect(!gates.contains { context.isCaused(by: $0) })
     }.wait()
+  }
+
+  /// A path grows in place from its last node only, and not once frozen:
+  /// a node made from an earlier one, or from a frozen path, starts a path
+  /// of its own, and no node sees the causes of another branch.
+  @Test func aPathGrowsInPlaceFromItsLastNodeOnly() {
+    let gates = (0..<40).map { _ in DeliveryGate(held: false) }
+    let root = CauseNode(parent: nil, gates: Array(gates[0..<20]), end: 20)
+    let grown = CauseNode(parent: root, gates: Array(gates[20..<25]), end: 25)
+    #expect(grown.path === root.path)
+    // From `root` again: its path's tip is `grown`'s.
+    let branch = CauseNode(parent: root, gates: Array(gates[25..<28]), end: 23)
+    #expect(branch.path !== root.path)
+    #expect(gates[0..<20].allSatisfy { root.contains($0) && grown.contains($0) && branch.contains($0) })
+    #expect(!root.contains(gates[20]) && !root.contains(gates[25]))
+    #expect(gates[20..<25].allSatisfy { grown.contains($0) && !branch.contains($0) })
+    #expect(gates[25..<28].allSatisfy { branch.contains($0) && !grown.contains($0) })
+    // Frozen, `grown`'s path no longer grows, though `grown` is its tip.
+    grown.path?.freeze()
+    let afterFreeze = CauseNode(parent: grown, gates: [gates[30]], end: 26)
+    #expect(afterFreeze.path !== grown.path)
+    #expect(afterFreeze.contains(gates[30]) && afterFreeze.contains(gates[24]) && !grown.contains(gates[30]))
+    // Not frozen, a branch's own path grows in place.
+    let branchGrown = CauseNode(parent: branch, gates: [gates[31]], end: 24)
+    #expect(branchGrown.path === branch.path)
+    #expect(branchGrown.contains(gates[31]) && !branch.contains(gates[31]) && !grown.contains(gates[31]))
   }
 
   /// A list of causes a million links long is released without
