@@ -396,15 +396,22 @@ import Testing
     during body: () -> Void
   ) {
     let stop = Recorder<Bool>()
+    let wrote = DispatchSemaphore(value: 0)
     let threads = (0..<producers).map { producer in
       spawn {
         var value = 0
-        while stop.count == 0 {
+        repeat {
           value += 1
           write(producer, value)
-        }
+          if value == 1 { wrote.signal() }
+        } while stop.count == 0
       }
     }
+    // Each producer has written once before `body` starts: on a loaded
+    // machine a producer could otherwise start only after `body` ended,
+    // and a join would never get a value of that side (a CI run saw a
+    // combine send nothing at all).
+    for _ in 0..<producers { wrote.wait() }
     body()
     stop.append(true)
     for thread in threads { thread.wait() }
