@@ -74,6 +74,14 @@ struct DeliveryContext {
     /// The combines that changed in the current wave, in the order they
     /// first changed; sent when the wave ends.
     var deferred: [WaveFlush.Entry] = []
+    /// The causes of deferred combines that have a few (`Entry.arena`),
+    /// each retained until its entry is sent: one buffer, reused wave
+    /// after wave, so deferring a combine reached through several chains
+    /// allocates nothing. Emptied down to `flushCausesFloor` when a
+    /// flush ends; a wave of its own (`runAsOwnWave`) raises the floor
+    /// over the entries of the wave it interrupts.
+    var flushCauses: [Unmanaged<DeliveryGate>] = []
+    var flushCausesFloor = 0
     /// The rank of the combine being sent by the wave's end, plus one, or
     /// `Int.min` when none is: what a combine reached from here learns as
     /// its least rank. Not 0: the combines of a `flatMapLatest`'s inner
@@ -321,6 +329,40 @@ struct DeliveryContext {
   /// what is pushed during `body`, and `isCaused(by:)` asks the node.
   @usableFromInline
   func run(with causes: Causes, adding gate: DeliveryGate? = nil, _ body: () -> Void) {
+    replacingCauses(
+      {
+        if let node = causes.node {
+          state.pointee.base = node
+          state.pointee.baseRef = Unmanaged.passUnretained(node)
+          push(installedMark)
+        } else if let single = causes.single {
+          push(single)
+          if let second = causes.second { push(second) }
+        } else {
+          for cause in causes.copied { push(cause) }
+        }
+        if let gate { push(gate) }
+      },
+      body
+    )
+    withExtendedLifetime(causes) {}
+  }
+
+  /// Runs `body` with the causes `flushCauses[range]` installed (a
+  /// deferred combine's, see `WaveFlush.Entry.arena`), then releases them.
+  func run(withFlushCauses range: Range<Int>, _ body: () -> Void) {
+    replacingCauses(
+      {
+        for index in range { push(state.pointee.flushCauses[index].takeUnretainedValue()) }
+      },
+      body
+    )
+    for index in range { state.pointee.flushCauses[index].release() }
+  }
+
+  /// Runs `body` with the thread's causes replaced by what `install`
+  /// pushes (or installs as `base`), then restores them.
+  private func replacingCauses(_ install: () -> Void, _ body: () -> Void) {
     let saved = state.pointee.count
     let own = saved == 0 ? [] : (0..<saved).map { state.pointee.causes.unsafelyUnwrapped[$0] }
     let savedBase = state.pointee.base
@@ -330,21 +372,9 @@ struct DeliveryContext {
     state.pointee.deep.removeAll()
     state.pointee.memo = nil
     state.pointee.memoCount = 0
-    if let node = causes.node {
-      state.pointee.base = node
-      state.pointee.baseRef = Unmanaged.passUnretained(node)
-      push(installedMark)
-    } else {
-      state.pointee.base = nil
-      state.pointee.baseRef = nil
-      if let single = causes.single {
-        push(single)
-        if let second = causes.second { push(second) }
-      } else {
-        for cause in causes.copied { push(cause) }
-      }
-    }
-    if let gate { push(gate) }
+    state.pointee.base = nil
+    state.pointee.baseRef = nil
+    install()
     body()
     state.pointee.count = 0
     state.pointee.deep.removeAll()
@@ -353,7 +383,6 @@ struct DeliveryContext {
     state.pointee.memo = savedMemo
     state.pointee.memoCount = savedMemoCount
     for cause in own { push(cause.takeUnretainedValue()) }
-    withExtendedLifetime(causes) {}
   }
 }
 

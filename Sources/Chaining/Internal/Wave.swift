@@ -75,8 +75,11 @@ extension DeliveryContext {
     let saved = (
       wave: state.pointee.wave, count: state.pointee.deferredCount,
       deferred: state.pointee.deferred, turns: state.pointee.turns,
-      postponed: state.pointee.postponed, level: state.pointee.level
+      postponed: state.pointee.postponed, level: state.pointee.level,
+      floor: state.pointee.flushCausesFloor
     )
+    // The interrupted wave's entries keep their causes below this floor.
+    state.pointee.flushCausesFloor = state.pointee.flushCauses.count
     state.pointee.wave = 0
     state.pointee.deferredCount = 0
     state.pointee.deferred = []
@@ -90,6 +93,7 @@ extension DeliveryContext {
     state.pointee.turns = saved.turns
     state.pointee.postponed = saved.postponed
     state.pointee.level = saved.level
+    state.pointee.flushCausesFloor = saved.floor
   }
 
   /// Adds `flush` to the wave's deferred combines. Called under the
@@ -121,10 +125,20 @@ extension DeliveryContext {
         // this wave invalidates its chain (its gate then drops the send).
         flush: .passRetained(flush),
         hop: innermost.toOpaque() == own.toOpaque() ? nil : innermost.retain(),
-        causes: count > 1 || state.pointee.base != nil ? capture(confined: true) : nil
+        causes: count > Self.scanned || state.pointee.base != nil ? capture(confined: true) : nil,
+        arena: count > 1 && count <= Self.scanned && state.pointee.base == nil ? retainFlushCauses() : 0..<0
       )
     )
     state.pointee.deferredCount += 1
+  }
+
+  /// Appends the buffer's causes, retained, to `flushCauses`, and returns
+  /// where they are.
+  private func retainFlushCauses() -> Range<Int> {
+    let start = state.pointee.flushCauses.count
+    let causes = state.pointee.causes.unsafelyUnwrapped
+    for index in 0..<state.pointee.count { state.pointee.flushCauses.append(causes[index].retain()) }
+    return start..<state.pointee.flushCauses.count
   }
 
   /// Waits for a turn at `gate` once this thread's wave ends: for a
@@ -198,6 +212,8 @@ extension DeliveryContext {
       // done, and its send is meant to reach the chain.
       if let causes = entry.causes {
         run(with: causes) { send(entry) }
+      } else if !entry.arena.isEmpty {
+        run(withFlushCauses: entry.arena) { send(entry) }
       } else if state.pointee.count == 0 && state.pointee.base == nil {
         send(entry)
       } else {
@@ -206,6 +222,11 @@ extension DeliveryContext {
         run(with: .none) { send(entry) }
       }
       state.pointee.level = saved
+    }
+    // Every entry of this flush was sent and released its causes.
+    let floor = state.pointee.flushCausesFloor
+    if state.pointee.flushCauses.count > floor {
+      state.pointee.flushCauses.removeLast(state.pointee.flushCauses.count - floor)
     }
     state.pointee.wave -= 1
   }
@@ -292,8 +313,13 @@ final class WaveFlush: @unchecked Swift.Sendable {
     let hop: Unmanaged<DeliveryGate>?
     /// The causes of the value that made it change first, when there were
     /// others than the gate, so that a binding loop through the combine
-    /// still settles.
+    /// still settles: past `DeliveryContext.scanned`, or with causes
+    /// installed, a captured node; otherwise, with two to `scanned`, in
+    /// `arena`.
     let causes: Causes?
+    /// Where the causes are in the thread's `flushCauses`, retained
+    /// (empty when none are there).
+    let arena: Range<Int>
   }
 
   /// The gate of the combine's chain: where its sides run, unless a hop

@@ -3,6 +3,41 @@ import Testing
 @testable import Chaining
 
 @Suite struct DeliveryContextTests {
+  /// A combine deferred with three causes keeps them in the thread's
+  /// reused buffer; a wave of its own that interrupts the wave (another
+  /// thread's value, `runAsOwnWave`) defers and sends its own combine
+  /// there too, and must leave the interrupted one's causes in place.
+  /// Each send sees exactly its own causes (and its gate).
+  @Test func aWaveOfItsOwnLeavesTheCausesOfTheWaveItInterrupts() {
+    let outer = (0..<3).map { _ in DeliveryGate(held: false) }
+    let inner = (0..<3).map { _ in DeliveryGate(held: false) }
+    let seen = Recorder<[Bool]>()
+    spawn {
+      let context = DeliveryContext.current
+      let all = outer + inner
+      let first = WaveFlush(gate: outer[2]) { seen.append(all.map { context.isCaused(by: $0) }) }
+      let second = WaveFlush(gate: inner[2]) { seen.append(all.map { context.isCaused(by: $0) }) }
+      context.beginWave()
+      for gate in outer { context.enter(gate) }
+      first.changed(in: context)
+      for _ in outer {
+        context.popCause()
+        context.leave()
+      }
+      context.runAsOwnWave {
+        for gate in inner { context.enter(gate) }
+        second.changed(in: context)
+        for _ in inner {
+          context.popCause()
+          context.leave()
+        }
+      }
+      context.endWave()
+      #expect(context.state.pointee.flushCauses.isEmpty)
+    }.wait()
+    #expect(seen.history == [[false, false, false, true, true, true], [true, true, true, false, false, false]])
+  }
+
   @Test func causesDeeperThanTheFirstBufferAreAllKept() {
     let gates = (0..<40).map { _ in DeliveryGate(held: false) }
     let other = DeliveryGate(held: false)
