@@ -2,7 +2,8 @@ import Benchmark
 import Chaining
 
 /// Kairo's scenarios from the js-reactivity-benchmark (their shapes and
-/// counts): `deep`, `broad`, `diamond`, `triangle`, `mux` and `repeated`.
+/// counts): `avoidable`, `deep`, `broad`, `diamond`, `triangle`, `mux`,
+/// `repeated` and `unstable`.
 /// A computed value is a holder fed by a chain, an effect a `do` that
 /// counts its runs; each write is one `withBatchedUpdates`. Every
 /// iteration checks the scenario's own assertions (values and effect
@@ -39,7 +40,77 @@ struct KairoScenario: @unchecked Swift.Sendable {
   /// Returns one iteration, which returns a failed check, or nil.
   let makeFloor: () -> () -> String?
 
-  static let all = [deep, broad, diamond, triangle, mux, repeated]
+  static let all = [avoidable, deep, broad, diamond, triangle, mux, repeated, unstable]
+
+  /// Five computed values in a row, the second always 0, with heavy work
+  /// in the third and in the effect: a change of the head stops at the
+  /// second, so neither runs again.
+  static let avoidable = KairoScenario(name: "avoidable", writes: 1_000) {
+    let graph = KairoGraph()
+    let first = graph.computed(from: graph.head) { $0 }
+    let second = graph.computed(from: first) { _ in 0 }
+    let third = graph.computed(from: second) { value -> Int in
+      busy()
+      return value &+ 1
+    }
+    let fourth = graph.computed(from: third) { $0 &+ 2 }
+    let fifth = graph.computed(from: fourth) { $0 &+ 3 }
+    graph.effect(on: fifth) { busy() }
+    graph.check = { i in fifth.fetchedValue() == 6 ? nil : "\(fifth.fetchedValue()) for \(i)" }
+    graph.iterations = 1_000
+    graph.expectedRuns = 0
+    return graph
+  } makeFloor: {
+    // By hand: the first two values, and nothing more while the second
+    // is unchanged.
+    let first: (Int) -> Int = identity { $0 }
+    let second: (Int) -> Int = identity { _ in 0 }
+    var stored = (first: 0, second: 0, fifth: 6)
+    return floor(iterations: 1_000) { head in
+      let one = first(head)
+      if one != stored.first {
+        stored.first = one
+        let two = second(one)
+        if two != stored.second {
+          stored.second = two
+          busy()
+          stored.fifth = two &+ 1 &+ 2 &+ 3
+          busy()
+        }
+      }
+      return stored.fifth == 6 ? nil : "\(stored.fifth)"
+    }
+  }
+
+  /// A value that reads its head and, by the head's parity, one of two
+  /// values computed from it, 20 times.
+  static let unstable = KairoScenario(name: "unstable", writes: 100) {
+    let graph = KairoGraph()
+    let double = graph.computed(from: graph.head) { $0 &* 2 }
+    let inverse = graph.computed(from: graph.head) { 0 &- $0 }
+    let current = graph.combined([graph.head, double, inverse]) { values in
+      var result = 0
+      for _ in 0..<20 { result &+= values[0] % 2 != 0 ? values[1] : values[2] }
+      return result
+    }
+    graph.effect(on: current)
+    graph.check = { i in
+      current.fetchedValue() == (i % 2 != 0 ? 40 * i : -20 * i) ? nil : "\(current.fetchedValue()) for \(i)"
+    }
+    graph.iterations = 100
+    graph.expectedRuns = 100
+    return graph
+  } makeFloor: {
+    let double: (Int) -> Int = identity { $0 &* 2 }
+    let inverse: (Int) -> Int = identity { 0 &- $0 }
+    let counter = Counter()
+    return floor(iterations: 100) { head in
+      var result = 0
+      for _ in 0..<20 { result &+= head % 2 != 0 ? double(head) : inverse(head) }
+      counter.total &+= 1
+      return result == (head % 2 != 0 ? 40 * head : -20 * head) ? nil : "\(result)"
+    }
+  }
 
   /// A chain of 50 computed values, each the one before plus one.
   static let deep = KairoScenario(name: "deep", writes: 50) {
@@ -239,8 +310,13 @@ final class KairoGraph {
     return holder
   }
 
-  func effect<Value>(on holder: ValueHolder<Value>) {
-    observers.append(holder.chain().do { [runs] _ in runs.total &+= 1 }.end())
+  func effect<Value>(on holder: ValueHolder<Value>, _ work: @escaping () -> Void = {}) {
+    observers.append(
+      holder.chain().do { [runs] _ in
+        work()
+        runs.total &+= 1
+      }.end()
+    )
   }
 
   func keep(_ objects: [AnyObject]) {
@@ -262,4 +338,12 @@ final class KairoGraph {
   func invalidate() {
     for observer in observers { observer.invalidate() }
   }
+}
+
+/// Kairo's stand-in for heavy work: a hundred increments, kept from the
+/// optimizer.
+func busy() {
+  var total = 0
+  for _ in 0..<100 { total = identity(total &+ 1) }
+  blackHole(total)
 }
