@@ -553,7 +553,9 @@ struct Causes: @unchecked Swift.Sendable {
 /// path never changes again, and is read from any thread (the queue or
 /// lock that hands the causes over orders the writes before). Checked by
 /// `CauseSetTests.capturesShareTheirPathAndInstallsAgreeWithTheWholeList`,
-/// and, across threads, by the thread sanitizer tests of queued values.
+/// and, across threads, by
+/// `CauseSetTests.causesHandedToAnotherThreadAreNotGrownUnderIt` under the
+/// thread sanitizer (which reports a race in every run without the freeze).
 final class CausePath: @unchecked Swift.Sendable {
   // @unchecked: changed only by the making thread until frozen, then
   // immutable (see the type's discussion).

@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import Chaining
@@ -161,6 +162,57 @@ import Testing
     let branchGrown = CauseNode(parent: branch, gates: [gates[31]], end: 24)
     #expect(branchGrown.path === branch.path)
     #expect(branchGrown.contains(gates[31]) && !branch.contains(gates[31]) && !grown.contains(gates[31]))
+  }
+
+  /// Causes captured for another thread (a queued value) freeze their
+  /// path: the capturing thread goes on capturing on top of them for its
+  /// own use, which grows a path in place, while the other thread asks
+  /// the captured node. Without the freeze the two share a table, one
+  /// writing while the other reads: the thread sanitizer reports it, and
+  /// a table that grows under the reader is freed under it.
+  @Test func causesHandedToAnotherThreadAreNotGrownUnderIt() {
+    let gates = (0..<20).map { _ in DeliveryGate(held: false) }
+    let added = (0..<2_000).map { _ in DeliveryGate(held: false) }
+    let handed = Recorder<Causes>()
+    let ready = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    let mismatches = Recorder<Int>()
+    let owner = spawn {
+      let context = DeliveryContext.current
+      for gate in gates { context.enter(gate) }
+      handed.append(context.capture())
+      ready.signal()
+      go.wait()
+      var kept: [Causes] = []
+      for gate in added {
+        context.enter(gate)
+        kept.append(context.capture(confined: true))
+      }
+      for _ in 0..<(gates.count + added.count) {
+        context.popCause()
+        context.leave()
+      }
+      withExtendedLifetime(kept) {}
+    }
+    ready.wait()
+    let reader = spawn {
+      let context = DeliveryContext.current
+      let causes = handed.history[0]
+      context.run(with: causes) {
+        // Reading the table before the owner starts to grow it.
+        if context.isCaused(by: added[0]) { mismatches.append(-1) }
+        go.signal()
+        for round in 0..<20_000 {
+          let gate = added[round % added.count]
+          if context.isCaused(by: gate) || !context.isCaused(by: gates[round % gates.count]) {
+            mismatches.append(round)
+          }
+        }
+      }
+    }
+    owner.wait()
+    reader.wait()
+    #expect(mismatches.history == [])
   }
 
   /// A list of causes a million links long is released without
