@@ -17,7 +17,7 @@ import Testing
     let stack = Recorder<Int>()
     onThread(stackSize: 512 * 1024) {
       for length in [1_000, 100_000] {
-        let chain = HolderChain(length: length)
+        let chain = HolderChain(length: length, measuresStack: true)
         let top = stackAddress()
         chain.deepest = top
         chain.holders[0].value = 7
@@ -135,6 +135,24 @@ import Testing
     withExtendedLifetime(back) {}
   }
 
+  @Test func twoThreadsWritingAChainPastTheLimitKeepEveryValueInOrder() {
+    // Each holder's chain sees its values in broadcast order, so the end
+    // of the chain gets every write of the first holder, in the order
+    // that holder broadcast them, whichever thread's postponed runs carry
+    // them (a value that reaches a chain whose run another thread has
+    // postponed waits in its queue).
+    let chain = HolderChain(length: 300)
+    let first = Recorder<Int>()
+    let observer = chain.holders[0].chain().do { first.append($0) }.end()
+    race(threads: 2) { thread in
+      for index in 1...200 { chain.holders[0].value = thread * 1_000_000 + index }
+    }
+    #expect(first.count == 400)
+    #expect(chain.received.history == first.history.map { $0 + 300 })
+    #expect(chain.holders.indices.allSatisfy { chain.holders[$0].value == chain.holders[0].value + $0 })
+    withExtendedLifetime(observer) {}
+  }
+
   @Test func syncThroughAChainPastTheLimitDelivers() {
     // Built from the end, so that each `sync()` reaches one more holder
     // and the last one runs through all of them.
@@ -149,22 +167,24 @@ import Testing
 }
 
 /// Holders, each `map`ped (plus one) and sent to the next; the last one's
-/// values are recorded. `deepest` is the lowest stack address a `map`
-/// reached.
+/// values are recorded. With `measuresStack`, `deepest` is the lowest
+/// stack address a `map` reached.
 private final class HolderChain: @unchecked Swift.Sendable {
-  // @unchecked: used by one thread.
+  // @unchecked: `deepest` is written only with `measuresStack`, by the
+  // one thread that writes the chain then; the rest is immutable or
+  // thread-safe.
   let holders: [ValueHolder<Int>]
   let received = Recorder<Int>()
   var deepest = 0
   private var observers: [Observer] = []
 
-  init(length: Int, from source: ValueHolder<Int>? = nil) {
+  init(length: Int, from source: ValueHolder<Int>? = nil, measuresStack: Bool = false) {
     holders = (0...length).map { _ in ValueHolder(0) }
     if let source { observers.append(source.chain().sendTo(holders[0]).end()) }
     for index in 0..<length {
       observers.append(
         holders[index].chain().map { [unowned self] value in
-          deepest = min(deepest, stackAddress())
+          if measuresStack { deepest = min(deepest, stackAddress()) }
           return value + 1
         }.sendTo(holders[index + 1]).end()
       )
