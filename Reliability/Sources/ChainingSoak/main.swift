@@ -224,6 +224,49 @@ func endlessProducers(round: Int) {
   observer.invalidate()
 }
 
+/// Writes from several threads through a chain of holders deeper than a
+/// thread nests runs (past 128, a run is postponed to the write's
+/// outermost frame, its chain claimed meanwhile), while another thread
+/// subscribes and invalidates chains deep in it: the end gets every write
+/// of the first holder, each sender's in order; every holder ends one
+/// more than the one before; no chain runs after its `invalidate()`
+/// returned.
+func deepChainUnderWrites(round: Int) {
+  let length = 400
+  let writes = 200
+  let holders = (0...length).map { _ in ValueHolder(-1) }
+  let links = (0..<length).map { index in
+    holders[index].chain().map { $0 + 1 }.sendTo(holders[index + 1]).end()
+  }
+  let tally = Tally()
+  let end = holders[length].chain().do { tally.receive($0 - length) }.end()
+  let lateValues = Atomic<Int>(0)
+  onThreads(senders + 1) { index in
+    if index < senders {
+      for sequence in 0..<writes { holders[0].value = index * valuesPerSender + sequence }
+    } else {
+      for turn in 0..<writes {
+        let ended = Atomic<Bool>(false)
+        let observer = holders[200 + turn % 200].chain().do { _ in
+          if ended.load(ordering: .acquiring) { lateValues.add(1, ordering: .relaxed) }
+        }.end()
+        observer.invalidate()
+        ended.store(true, ordering: .releasing)
+      }
+    }
+  }
+  expect(tally.count == senders * writes, "the deep chain's end got \(tally.count) values", round: round)
+  expect(tally.outOfOrder == 0, "the deep chain's end got \(tally.outOfOrder) values out of order", round: round)
+  let first = holders[0].value
+  expect(
+    holders.indices.allSatisfy { holders[$0].value == first + $0 },
+    "the deep chain's holders did not settle on the first one's last write",
+    round: round
+  )
+  expect(lateValues.load(ordering: .relaxed) == 0, "values after invalidate() returned in the deep chain", round: round)
+  withExtendedLifetime((links, end)) {}
+}
+
 let clock = ContinuousClock()
 let start = clock.now
 for round in 1...rounds {
@@ -231,8 +274,9 @@ for round in 1...rounds {
   twoWayBinding(round: round)
   combineUnderWrites(round: round)
   poolUnderChurn(round: round)
+  deepChainUnderWrites(round: round)
   if round % 20 == 0 { endlessProducers(round: round) }
 }
 print(
-  "ChainingSoak: \(rounds) rounds of 4 scenarios on \(senders + 1) threads, and \(rounds / 20) of endless producers, every count exact (\(clock.now - start))"
+  "ChainingSoak: \(rounds) rounds of 5 scenarios on \(senders + 1) threads, and \(rounds / 20) of endless producers, every count exact (\(clock.now - start))"
 )
