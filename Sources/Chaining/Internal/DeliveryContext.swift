@@ -32,6 +32,10 @@ struct DeliveryContext {
   @usableFromInline
   struct State {
     @usableFromInline var depth = 0
+    /// The stack address below which a run of a chain is postponed
+    /// (`stackReserve` above the thread's lowest), or 0 when the thread's
+    /// stack is unknown. Next to `depth`: both are read on every delivery.
+    @usableFromInline var stackLimit: UInt = 0
     @usableFromInline var count = 0
     @usableFromInline var capacity = 0
     @usableFromInline var causes: UnsafeMutablePointer<Unmanaged<DeliveryGate>>? = nil
@@ -124,6 +128,8 @@ struct DeliveryContext {
     let state = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<State>.size, alignment: 64)
       .bindMemory(to: State.self, capacity: 1)
     state.initialize(to: State())
+    let low = _chaining_stack_low()
+    if low != 0 { state.pointee.stackLimit = low + Self.stackReserve }
     _chaining_set_thread_context(state)
     // Only so that the context is freed when the thread ends.
     pthread_setspecific(contextKey, state)
@@ -176,6 +182,21 @@ struct DeliveryContext {
   /// some 30 KB, a handler's own frames aside.
   @inlinable
   static var nestingLimit: Int { 128 }
+
+  /// How much of a thread's stack a delivery leaves free: a run that would
+  /// start with less left is postponed too, whatever the count, so that
+  /// frames larger than a release build's (a debug or sanitized build,
+  /// handlers with large locals) cannot overflow a small stack either. It
+  /// must hold one run of a chain and what it calls until the next check.
+  static var stackReserve: UInt { 64 * 1024 }
+
+  /// Whether a run of a chain starting here must be postponed: past
+  /// `nestingLimit` runs, or closer than `stackReserve` to the end of the
+  /// stack. A load, an address and two compares per delivery.
+  @inlinable @inline(__always)
+  var mustPostpone: Bool {
+    state.pointee.depth >= Self.nestingLimit || _chaining_stack_address() < state.pointee.stackLimit
+  }
 
   /// Marks the end of the run started by `enter(_:)`.
   @inlinable @inline(__always)

@@ -212,7 +212,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     in context: DeliveryContext
   ) {
     if dropsEchoes, context.isCaused(by: self) { return }
-    if context.depth >= DeliveryContext.nestingLimit {
+    if context.mustPostpone {
       postpone(value, body, in: context)
       return
     }
@@ -222,7 +222,8 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   }
 
   /// `deliver` when `DeliveryContext.nestingLimit` runs of chains nest on
-  /// the calling thread already: claims the gate now, in the value's
+  /// the calling thread already, or its stack is nearly used up
+  /// (`DeliveryContext.mustPostpone`): claims the gate now, in the value's
   /// order, and runs the chain later, from a shallower frame of this
   /// thread, within the same write and wave (`DeliveryContext.postpone`).
   ///
@@ -354,7 +355,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     }
     if dropsEchoes, context.isCaused(by: self) { return }
     // Checked next to `enter`, which loads the same count.
-    if context.depth >= DeliveryContext.nestingLimit {
+    if context.mustPostpone {
       postpone(value, body, in: context)
       return
     }

@@ -21,4 +21,16 @@ uint64_t _chaining_thread_id(void);
 /// a thread that runs no queue of its own. NULL where there is no Dispatch.
 const char *_Nullable _chaining_current_queue_label(void);
 
+/// The lowest address of the calling thread's stack, which grows down (on
+/// every platform Swift runs on), or 0 when it cannot be told. Asked once
+/// per thread, when its delivery context is made.
+uintptr_t _chaining_stack_low(void);
+
+/// An address in the caller's frame: how far down its stack the calling
+/// thread is. Inlined, it is the frame address of the Swift function that
+/// calls it.
+static inline __attribute__((always_inline)) uintptr_t _chaining_stack_address(void) {
+  return (uintptr_t)__builtin_frame_address(0);
+}
+
 #endif

@@ -2,6 +2,7 @@ import Chaining
 import Dispatch
 import Foundation
 import Testing
+import _ChainingThreadContext
 
 /// Deliveries nested deeper than a thread's stack could hold (#36): past
 /// 128 nested runs of chains, a run is postponed to a shallower frame of
@@ -33,6 +34,29 @@ import Testing
     let used = stack.history
     #expect(used.count == 2)
     if used.count == 2 { #expect(used[1] <= used[0] + 16 * 1024, "stack used: \(used)") }
+  }
+
+  @Test func runsWithLargeFramesArePostponedBeforeTheStackEnds() {
+    // Each link's handler holds about 4 KB of stack while it writes the
+    // next holder, so 128 links would need all of a 512 KB stack and
+    // more: runs are postponed once less than the reserve is left.
+    let results = Recorder<[Int]>()
+    onThread(stackSize: 512 * 1024) {
+      let length = 1_000
+      let holders = (0...length).map { _ in ValueHolder(0) }
+      let addresses = Recorder<Int>()
+      let observers = (0..<length).map { index in
+        holders[index].chain().do { value in
+          if index < 2 { addresses.append(stackAddress()) }
+          holdingStack(levels: 16) { holders[index + 1].value = value + 1 }
+        }.end()
+      }
+      holders[0].value = 5
+      let perLink = addresses.history.count == 2 ? addresses.history[0] - addresses.history[1] : 0
+      results.append([holders[length].value, perLink >= 4_096 ? 1 : perLink])
+      withExtendedLifetime(observers) {}
+    }
+    #expect(results.history == [[1_005, 1]])
   }
 
   @Test func aShallowFanOutDeliversDepthFirst() {
@@ -213,11 +237,30 @@ private final class Branch {
   }
 }
 
-/// The address of a local of the caller's frame: how deep its stack is.
+/// Calls `body` with `levels` frames of 256 bytes or more above it, in any
+/// build: each frame's buffer is filled by a function the optimizer does
+/// not inline, so it stays on the stack.
+@inline(never)
+private func holdingStack(levels: Int, _ body: () -> Void) {
+  var pad = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+  withUnsafeMutableBytes(of: &pad) { bytes in
+    fill(bytes, with: UInt8(truncatingIfNeeded: levels))
+    if levels == 0 { body() } else { holdingStack(levels: levels - 1, body) }
+    precondition(bytes[bytes.count - 1] == UInt8(truncatingIfNeeded: levels))
+  }
+}
+
+@inline(never)
+private func fill(_ bytes: UnsafeMutableRawBufferPointer, with value: UInt8) {
+  for index in bytes.indices { bytes[index] = value }
+}
+
+/// The address of this function's frame: how deep the caller's stack is.
+/// The frame itself, not a local's address: the address sanitizer moves
+/// locals whose address is taken to a stack of its own on the heap.
 @inline(never)
 private func stackAddress() -> Int {
-  var local = 0
-  return withUnsafeMutablePointer(to: &local) { Int(bitPattern: $0) }
+  Int(bitPattern: _chaining_stack_address())
 }
 
 /// Runs `body` on a new thread with a stack of `stackSize` bytes, and
