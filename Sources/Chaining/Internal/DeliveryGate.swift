@@ -245,9 +245,37 @@ final class DeliveryGate: @unchecked Swift.Sendable {
       queue(value, body, in: context)
       return
     }
+    // Sequentially consistent, as in `runIfIdle`. A request found now was
+    // made before this claim: values queued by a thread that released the
+    // gate with its queue (for a writer waiting its turn), or a close.
+    let requested = requests.load(ordering: .sequentiallyConsistent)
+    if requested & Self.closed != 0 {
+      release(to: idle, in: context)
+      return
+    }
+    if requested & Self.queued != 0 {
+      // Those values arrived first: this one goes behind them, and the
+      // postponed run runs the queue, in order, as a turn does
+      // (`drain`). Running this value first put it ahead of them (the
+      // soak's deep chain: a writer's value ran before its earlier ones).
+      let queued = ParkingLot.shared.withLock(self) { () -> Bool in
+        // `queued` is cleared only by the runner, which this thread is
+        // now, or by `closeBusy` with `closed`.
+        if requests.load(ordering: .relaxed) & Self.closed != 0 { return false }
+        pending.append(Queued(causes: context.capture(), sender: context.runner) { body(value) })
+        return true
+      }
+      if !queued {
+        release(to: idle, in: context)
+        return
+      }
+      context.postpone(causes: .none) { [self] in drain(in: context, claimed: idle) }
+      return
+    }
     context.postpone(causes: context.capture(confined: true)) { [self] in
-      // This value first: what the queue holds arrived after it. Closed
-      // meanwhile, it is dropped, as a queued value is.
+      // This value first: what the queue holds now arrived after the
+      // claim, so after it. Closed meanwhile, it is dropped, as a queued
+      // value is.
       if isClosed {
         release(to: idle, in: context)
       } else {

@@ -322,6 +322,47 @@ import Testing
     #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0)
   }
 
+  /// A value postponed past the nesting limit at a gate that another
+  /// thread released with values still queued (as for a writer waiting
+  /// its turn) goes behind them: the postponed run runs the queue, this
+  /// value last. Running it first put a writer's value ahead of its
+  /// earlier ones (found by the soak's deep chain).
+  @Test func aValuePostponedAtAGateWithAQueueRunsBehindIt() {
+    let gate = DeliveryGate(held: false)
+    let log = Recorder<String>()
+    let beforeTheWaveEnded = Recorder<[String]>()
+    spawn {
+      let context = DeliveryContext.current
+      queueAsAnotherThread(["queued 1", "queued 2"], in: gate, to: log)
+      context.beginWave()
+      context.depth = DeliveryContext.nestingLimit
+      gate.deliver("postponed", to: { log.append($0) }, in: context)
+      context.depth = 0
+      beforeTheWaveEnded.append(log.history)
+      context.endWave()
+    }.wait()
+    #expect(beforeTheWaveEnded.history == [[]])
+    #expect(log.history == ["queued 1", "queued 2", "postponed"])
+    expectIdle(gate)
+  }
+
+  /// A value postponed at a closed gate is dropped, and the gate left idle.
+  @Test func aValuePostponedAtAClosedGateIsDropped() {
+    let gate = DeliveryGate(held: false)
+    let log = Recorder<String>()
+    gate.close()
+    spawn {
+      let context = DeliveryContext.current
+      context.beginWave()
+      context.depth = DeliveryContext.nestingLimit
+      gate.deliver("postponed", to: { log.append($0) }, in: context)
+      context.depth = 0
+      context.endWave()
+    }.wait()
+    #expect(log.history == [])
+    #expect((gate.word.load(ordering: .relaxed) & ~DeliveryGate.generations) == 0)
+  }
+
   /// Queues each of `names` (appended to `log` when run) the way another
   /// thread does, up to setting `queued`: the thread has not yet looked
   /// whether the gate is claimed.
