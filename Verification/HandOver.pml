@@ -72,6 +72,12 @@
  *   MUTANT_NO_GEN
  *               a thread claims again after its own release whoever
  *               claimed meanwhile (no generation in `word`)
+ *   POSTPONE    each write is delivered at once or postponed
+ *               (`postponedDeliver`: claimed now, run later), either way
+ *   MUTANT_POSTPONE_AHEAD
+ *               a postponed value runs first even when the claim found
+ *               values queued before it (the soak's deep chain saw a
+ *               writer's later value run ahead of its earlier ones)
  *
  * What the model leaves out:
  * - close() and closeBusy, `deliverAlone`, `alone`, echoes and causes:
@@ -375,6 +381,48 @@ inline deliver(me, v) {
   fi
 }
 
+/* DeliveryGate.postpone (issue #36): a delivery past the nesting limit
+ * claims the gate now and runs later, from its write's outermost frame:
+ * here, the same thread's later steps, with anything interleaved. A claim
+ * that finds values queued (the gate released with its queue, for a
+ * writer waiting its turn) puts this value behind them and runs the
+ * queue as a turn does; otherwise the value runs first, then the values
+ * queued since the claim. */
+inline postponedDeliver(me, v) {
+  othersRun = 0;
+  claim(me);
+  if
+  :: claimed ->
+     claimed = 0;
+#ifndef MUTANT_POSTPONE_AHEAD
+     if
+     :: (requests & QUEUED) != 0 ->
+        lock(gstripe); pending[npending] = v; npending++; unlock(gstripe);
+        /* ... the postponed run, later: */
+        claimed = 1; drain(me)
+     :: else ->
+#endif
+        /* ... the postponed run, later: */
+        handler(v); release(me)
+#ifndef MUTANT_POSTPONE_AHEAD
+     fi
+#endif
+  :: else -> queue(me, v)
+  fi
+}
+
+/* A write: delivered at once, or, with POSTPONE, either way */
+inline write(me, v) {
+#ifdef POSTPONE
+  if
+  :: deliver(me, v)
+  :: postponedDeliver(me, v)
+  fi
+#else
+  deliver(me, v)
+#endif
+}
+
 proctype Holder() {
   byte x, i, othersRun;
   bit claimed, res, stop, w, again;
@@ -388,19 +436,19 @@ proctype Producer(byte me) {
   bit claimed, res, stop, w, waits, flagged, goesOn, took, again;
 #if NV > 0
   do
-  :: n < NV -> deliver(me, VALUE(me, n)); n++
+  :: n < NV -> write(me, VALUE(me, n)); n++
   :: else -> break
   od
 #else
   if
   :: me == 3 ->   /* P2 writes NV2 values, then ends */
      do
-     :: n < NV2 -> deliver(me, VALUE(me, n)); n++
+     :: n < NV2 -> write(me, VALUE(me, n)); n++
      :: else -> break
      od
   :: else ->      /* P1 writes without end */
      do
-     :: deliver(me, VALUE(me, n));
+     :: write(me, VALUE(me, n));
         n = NEXT(n);
         nextSeq[me] == n   /* flow control: the next once this one has run */
      od

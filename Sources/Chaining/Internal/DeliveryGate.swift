@@ -234,7 +234,10 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// returns, and none is on the stack meanwhile, so a chain of any
   /// length delivers in a bounded stack (`DepthTests`). A gate that is
   /// running takes the value in its queue; outside a wave (nothing would
-  /// run the postponed value), it runs at once as before.
+  /// run the postponed value), it runs at once as before. Checked, with
+  /// hand-overs and waiters, by `Verification/HandOver.pml` (`POSTPONE`,
+  /// and `MUTANT_POSTPONE_AHEAD`, the value run ahead of a queue its claim
+  /// found).
   @usableFromInline @inline(never)
   func postpone<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) {
     guard context.isInWave else {
