@@ -52,14 +52,7 @@ struct CauseSet {
   /// Adds `key` with `value` unless it is there (a `CausePath`'s use:
   /// the value is a position, and a key keeps its first).
   mutating func insert(_ key: UInt, at value: Int) {
-    if slot(of: key) != nil { return }
-    if (occupied + 1) * 2 > capacity { grow() }
-    let keys = keys.unsafelyUnwrapped
-    var index = home(of: key)
-    while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
-    keys[index] = key
-    counts.unsafelyUnwrapped[index] = value
-    occupied += 1
+    if slot(of: key) == nil { add(key, value) }
   }
 
   /// Adds every key of this set, with its value, to `other`, which is
@@ -67,7 +60,7 @@ struct CauseSet {
   func move(into other: inout CauseSet) {
     guard let keys, let counts else { return }
     for index in 0..<capacity where keys[index] != 0 {
-      other.insert(keys[index], at: counts[index])
+      other.add(keys[index], counts[index])
     }
   }
 
@@ -76,14 +69,19 @@ struct CauseSet {
     let key = Self.key(gate)
     if let index = slot(of: key) {
       counts.unsafelyUnwrapped[index] += 1
-      return
+    } else {
+      add(key, 1)
     }
+  }
+
+  /// Puts `key`, which is not there, in its first free slot with `value`.
+  private mutating func add(_ key: UInt, _ value: Int) {
     if (occupied + 1) * 2 > capacity { grow() }
     let keys = keys.unsafelyUnwrapped
     var index = home(of: key)
     while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
     keys[index] = key
-    counts.unsafelyUnwrapped[index] = 1
+    counts.unsafelyUnwrapped[index] = value
     occupied += 1
   }
 

@@ -289,8 +289,9 @@ struct DeliveryContext {
     if state.pointee.base == nil && count <= Self.scanned {
       guard count > 0, let causes = state.pointee.causes else { return .none }
       if count == 1 { return Causes(single: causes[0].takeUnretainedValue()) }
-      // Two: a combine's side reached from a holder's chain, the common
-      // case of a deferred combine: kept inline too.
+      // Two (a value queued after a holder's chain and one more): kept
+      // inline too. A deferred combine keeps a few in the thread's
+      // buffer instead (`WaveFlush.Entry.arena`).
       if count == 2 {
         return Causes(single: causes[0].takeUnretainedValue(), second: causes[1].takeUnretainedValue())
       }
@@ -600,14 +601,19 @@ final class CausePath: @unchecked Swift.Sendable {
     tip = limit
   }
 
+  /// The calling thread's delivery state, where its spare table is; nil
+  /// before its first delivery and while it ends.
+  private static var threadState: UnsafeMutablePointer<DeliveryContext.State>? {
+    _chaining_get_thread_context()?.assumingMemoryBound(to: DeliveryContext.State.self)
+  }
+
   deinit {
     // Kept by this thread for its next long path when larger than its
     // spare; not while the thread ends (its context is gone then).
-    guard let raw = _chaining_get_thread_context(), table.capacity > 0 else {
+    guard let state = Self.threadState, table.capacity > 0 else {
       table.deallocate()
       return
     }
-    let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
     if table.capacity > state.pointee.spareTable.capacity {
       table.removeAll()
       swap(&table, &state.pointee.spareTable)
@@ -633,9 +639,9 @@ final class CausePath: @unchecked Swift.Sendable {
   /// the table would grow and the spare is large enough.
   private func reserve(_ added: Int) {
     let needed = table.occupied + added
-    guard needed * 2 > table.capacity, let raw = _chaining_get_thread_context() else { return }
-    let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
-    guard needed * 2 <= state.pointee.spareTable.capacity else { return }
+    guard needed * 2 > table.capacity, let state = Self.threadState,
+      needed * 2 <= state.pointee.spareTable.capacity
+    else { return }
     var spare = CauseSet()
     swap(&spare, &state.pointee.spareTable)
     table.move(into: &spare)

@@ -250,29 +250,25 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     }
     // Sequentially consistent, as in `runIfIdle`. A request found now was
     // made before this claim: values queued by a thread that released the
-    // gate with its queue (for a writer waiting its turn), or a close.
-    let requested = requests.load(ordering: .sequentiallyConsistent)
-    if requested & Self.closed != 0 {
-      release(to: idle, in: context)
-      return
-    }
-    if requested & Self.queued != 0 {
-      // Those values arrived first: this one goes behind them, and the
+    // gate with its queue (for a writer waiting its turn), or a close
+    // (`waiting` comes only with `closed`).
+    if requests.load(ordering: .sequentiallyConsistent) != 0 {
+      // Queued values arrived first: this one goes behind them, and the
       // postponed run runs the queue, in order, as a turn does
       // (`drain`). Running this value first put it ahead of them (the
       // soak's deep chain: a writer's value ran before its earlier ones).
+      // Closed, the value is dropped.
       let queued = ParkingLot.shared.withLock(self) { () -> Bool in
-        // `queued` is cleared only by the runner, which this thread is
-        // now, or by `closeBusy` with `closed`.
+        // Relaxed: under the stripe's lock, as in `queue`.
         if requests.load(ordering: .relaxed) & Self.closed != 0 { return false }
         pending.append(Queued(causes: context.capture(), sender: context.runner) { body(value) })
         return true
       }
-      if !queued {
+      if queued {
+        context.postpone(causes: .none) { [self] in drain(in: context, claimed: idle) }
+      } else {
         release(to: idle, in: context)
-        return
       }
-      context.postpone(causes: .none) { [self] in drain(in: context, claimed: idle) }
       return
     }
     context.postpone(causes: context.capture(confined: true)) { [self] in

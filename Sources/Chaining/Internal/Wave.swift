@@ -118,6 +118,15 @@ extension DeliveryContext {
     let count = state.pointee.count
     let own = Unmanaged.passUnretained(flush.gate)
     let innermost = count == 0 ? own : state.pointee.causes.unsafelyUnwrapped[count - 1]
+    // Past `scanned`, or with causes installed, a node; a few, in the
+    // thread's buffer; the gate alone, none.
+    var causes: Causes? = nil
+    var arena = 0..<0
+    if count > Self.scanned || state.pointee.base != nil {
+      causes = capture(confined: true)
+    } else if count > 1 {
+      arena = retainFlushCauses()
+    }
     state.pointee.deferred.append(
       WaveFlush.Entry(
         // Retained here, released by `send(_:)` once the pair is sent or
@@ -125,8 +134,8 @@ extension DeliveryContext {
         // this wave invalidates its chain (its gate then drops the send).
         flush: .passRetained(flush),
         hop: innermost.toOpaque() == own.toOpaque() ? nil : innermost.retain(),
-        causes: count > Self.scanned || state.pointee.base != nil ? capture(confined: true) : nil,
-        arena: count > 1 && count <= Self.scanned && state.pointee.base == nil ? retainFlushCauses() : 0..<0
+        causes: causes,
+        arena: arena
       )
     )
     state.pointee.deferredCount += 1

@@ -1,6 +1,4 @@
 import Chaining
-import Dispatch
-import Foundation
 import Testing
 import _ChainingThreadContext
 
@@ -16,7 +14,7 @@ import _ChainingThreadContext
   @Test func aChainOfOneHundredThousandHoldersDeliversOnA512KilobyteStack() {
     let results = Recorder<[Int]>()
     let stack = Recorder<Int>()
-    onThread(stackSize: 512 * 1024) {
+    spawn(stackSize: 512 * 1024) {
       for length in [1_000, 100_000] {
         let chain = HolderChain(length: length, measuresStack: true)
         let top = stackAddress()
@@ -27,7 +25,7 @@ import _ChainingThreadContext
         results.append(chain.received.history)
         results.append([chain.holders.indices.allSatisfy { chain.holders[$0].value == 8 + $0 } ? 1 : 0])
       }
-    }
+    }.wait()
     #expect(results.history == [[1_007, 1_008], [1], [100_007, 100_008], [1]])
     // The deepest frame is as deep at 100,000 holders as at 1,000: the
     // stack the delivery takes does not grow with the length.
@@ -41,7 +39,7 @@ import _ChainingThreadContext
     // next holder, so 128 links would need all of a 512 KB stack and
     // more: runs are postponed once less than the reserve is left.
     let results = Recorder<[Int]>()
-    onThread(stackSize: 512 * 1024) {
+    spawn(stackSize: 512 * 1024) {
       let length = 1_000
       let holders = (0...length).map { _ in ValueHolder(0) }
       let addresses = Recorder<Int>()
@@ -55,7 +53,7 @@ import _ChainingThreadContext
       let perLink = addresses.history.count == 2 ? addresses.history[0] - addresses.history[1] : 0
       results.append([holders[length].value, perLink >= 4_096 ? 1 : perLink])
       withExtendedLifetime(observers) {}
-    }
+    }.wait()
     #expect(results.history == [[1_005, 1]])
   }
 
@@ -261,17 +259,4 @@ private func fill(_ bytes: UnsafeMutableRawBufferPointer, with value: UInt8) {
 @inline(never)
 private func stackAddress() -> Int {
   Int(bitPattern: _chaining_stack_address())
-}
-
-/// Runs `body` on a new thread with a stack of `stackSize` bytes, and
-/// returns once it has ended.
-private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
-  let done = DispatchSemaphore(value: 0)
-  let thread = Thread {
-    body()
-    done.signal()
-  }
-  thread.stackSize = stackSize
-  thread.start()
-  done.wait()
 }

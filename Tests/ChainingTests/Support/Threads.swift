@@ -29,15 +29,18 @@ func race(threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
 /// Starts `body` on a new thread and returns a group that is left when it ends.
 ///
 /// `body` and what it captures are released before the group is left, even
-/// if something keeps the thread's `Thread` object.
-func spawn(_ body: @escaping @Sendable () -> Void) -> DispatchGroup {
+/// if something keeps the thread's `Thread` object. `stackSize`, in bytes:
+/// the thread's stack, when not the platform's default.
+func spawn(stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> DispatchGroup {
   let group = DispatchGroup()
   group.enter()
   let work = RunOnce(body)
-  Thread {
+  let thread = Thread {
     work.run()
     group.leave()
-  }.start()
+  }
+  if let stackSize { thread.stackSize = stackSize }
+  thread.start()
   return group
 }
 
