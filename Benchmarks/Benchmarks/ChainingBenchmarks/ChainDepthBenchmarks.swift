@@ -69,6 +69,41 @@ func chainDepthBenchmarks() {
     }
   }
 
+  // Building that chain, with a combine that writes its first holder:
+  // from the source on, each link raises only the holder it writes; from
+  // the end back, the combine, built last, raises every holder once (the
+  // order of a wave's end is known when chains are built, see
+  // `RankGraph`). The cost per link, at three lengths a decade apart.
+  for length in [1000, 10000, 100_000] {
+    for fromTheEnd in [false, true] {
+      Benchmark("holder chain build \(length): \(fromTheEnd ? "from the end" : "from the source")") { benchmark in
+        let source = ValueHolder(1)
+        let holders = (0...length).map { _ in ValueHolder(0) }
+        let counter = Counter()
+        let last = holders[length].chain().do { counter.total &+= $0 }.end()
+        var observers: [Observer] = []
+        observers.reserveCapacity(length + 1)
+        func writer() -> Observer {
+          source.chain().combine(source.chain()).map { $0 &+ $1 }.sendTo(holders[0]).end()
+        }
+        benchmark.measure(operations: length + 1) {
+          if !fromTheEnd { observers.append(writer()) }
+          for step in 0..<length {
+            let index = fromTheEnd ? length - 1 - step : step
+            observers.append(holders[index].chain().map { $0 &+ 1 }.sendTo(holders[index + 1]).end())
+          }
+          if fromTheEnd { observers.append(writer()) }
+        }
+        source.value = 2
+        benchmark.expectDelivery(counter)
+        // The holders too: a chain holds the holder it sends to weakly.
+        blackHole(holders)
+        last.invalidate()
+        for observer in observers { observer.invalidate() }
+      }
+    }
+  }
+
   Benchmark("holder set: chaining") { benchmark in
     let holder = ValueHolder(-1)
     let counter = Counter()

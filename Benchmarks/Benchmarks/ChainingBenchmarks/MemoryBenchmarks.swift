@@ -29,6 +29,28 @@ func memoryBenchmarks() {
     blackHole(kept)
   }
 
+  // A chain from one holder to another, made N times between N + 1
+  // holders made before: the observer, the two holders' entries, and the
+  // link of the graph of ranks (`RankGraph`) that `sendTo` makes.
+  Benchmark("memory per sendTo link: chaining", configuration: Suite.memory()) { benchmark in
+    let holders = (0...observers).map { _ in ValueHolder(0) }
+    let counter = Counter()
+    let last = holders[observers].chain().do { counter.total &+= $0 }.end()
+    var kept: [Observer] = []
+    kept.reserveCapacity(observers)
+    benchmark.measure(operations: observers) {
+      for index in 0..<observers {
+        kept.append(holders[index].chain().sendTo(holders[index + 1]).end())
+      }
+    }
+    holders[0].value = 1
+    benchmark.expectDelivery(counter)
+    // The holders too: a chain holds the holder it sends to weakly.
+    blackHole(holders)
+    blackHole(kept)
+    last.invalidate()
+  }
+
   Benchmark("memory per observer: floor", configuration: Suite.memory()) { benchmark in
     let counter = Counter()
     // The sender's list grows as observers come, like the library's.

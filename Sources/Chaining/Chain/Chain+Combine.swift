@@ -178,8 +178,9 @@ extension Chain {
         if flush.defers() { return }
         if let value = latest.value.0 { downstream((value, other)) }
       }
-      JoinSides.build(build, otherBuild, first: receiveFirst, second: receiveSecond, in: context)
-      flush.takeRank()
+      flush.buildSides(in: context) {
+        JoinSides.build(build, otherBuild, first: receiveFirst, second: receiveSecond, in: context)
+      }
     }
   }
 }
@@ -250,17 +251,18 @@ extension Chain {
       let flush = WaveFlush(gate: context.gate) {
         if let values = latest.all { downstream(values) }
       }
-      JoinSides.build(
-        builds,
-        receive: { index, value in
-          latest.store(value, at: index)
-          // Inside a wave, the array waits for the wave's end.
-          if flush.defers() { return }
-          if let values = latest.all { downstream(values) }
-        },
-        in: context
-      )
-      flush.takeRank()
+      flush.buildSides(in: context) {
+        JoinSides.build(
+          builds,
+          receive: { index, value in
+            latest.store(value, at: index)
+            // Inside a wave, the array waits for the wave's end.
+            if flush.defers() { return }
+            if let values = latest.all { downstream(values) }
+          },
+          in: context
+        )
+      }
     }
   }
 }

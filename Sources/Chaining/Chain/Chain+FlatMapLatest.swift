@@ -99,7 +99,10 @@ extension Chain {
   ) -> Chain<Inner, Source> {
     // As `sync()` would: it is available when the source is fetchable.
     let fetching = InnerSource.self is any Fetchable.Type
-    return appending { downstream, context in
+    let build = self.build
+    return Chain<Inner, Source>(isolation: isolation) { given, context in
+      let downstream: (Inner) -> Void
+      if let given { downstream = given } else { downstream = { _ in } }
       let step = LatestInnerChain(
         transform: transform,
         fetching: fetching,
@@ -108,7 +111,11 @@ extension Chain {
       )
       context.addHopGate(step.gate)
       context.addInvalidationHandler { step.end() }
-      return { value in step.switchTo(value) }
+      // A switch sends at the wave's end: the step ranks above what feeds
+      // it, as a combine does (see `RankGraph`).
+      RankGraph.beginBuilding(step.flush, in: context)
+      build({ value in step.switchTo(value) }, context)
+      RankGraph.endBuilding(in: context)
     }
   }
 }
@@ -156,7 +163,7 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
   private let state = Protected(State())
   /// Sends the values of the wave's inner chain at the wave's end (see
   /// `pending`).
-  private var flush: WaveFlush!
+  private(set) var flush: WaveFlush!
   /// Inside a wave: the inner values that arrived, in order, each with
   /// the number of its chain; at the wave's end, those whose chain is
   /// still the latest are sent. So a wave that writes the inner source and
@@ -195,8 +202,10 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
     self.downstream = downstream
     rankBase = DeliveryContext.current.state.pointee.builtRank
     flush = WaveFlush(gate: gate) { [weak self] in self?.sendPending() }
-    // At `rankBase`: after the combines of the inner chains (built far
-    // below it) and of the chain before the step, before those after it.
+    // At `rankBase` at least: after the combines of the inner chains
+    // (built far below it), before those after it. The build links what
+    // feeds the step, before it and in its inner chains, to raise it
+    // further when needed (see `RankGraph`).
     flush.takeRank()
   }
 
@@ -237,10 +246,13 @@ final class LatestInnerChain<Value, Inner, InnerSource: Chainable>: @unchecked S
     let building = DeliveryContext.current.state
     let savedRank = building.pointee.builtRank
     building.pointee.builtRank = rankBase - Self.innerRanks
+    // Its sources and joins feed this step's flush (see `RankGraph`).
+    RankGraph.beginBuilding(flush, in: observer)
     inner.build(
       { [gate] value in gate.deliver(value, to: deliver, in: DeliveryContext.current) },
       observer
     )
+    RankGraph.endBuilding(in: observer)
     building.pointee.builtRank = savedRank
     // Started before anyone else can reach it, as `end()` and `sync()` do:
     // its fetch, if any, runs here, through `gate`.

@@ -38,7 +38,7 @@ extension Chain {
     isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
-    isolated(to: isolation).appendingLast { downstream in
+    isolated(to: isolation).linked(to: receiver).appendingLast { downstream in
       // A value holder: its store, held weakly, which only the holder
       // keeps (and frees with it). A weak reference moves the object it
       // names to slower reference counting; the holder is retained and
@@ -90,10 +90,31 @@ extension Chain {
   ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     let receiver = retainer.object
-    return isolated(to: isolation).appending { downstream in
+    return isolated(to: isolation).linked(to: receiver).appending { downstream in
       { value in
         receiver.receive(value: value)
         downstream(value)
+      }
+    }
+  }
+}
+
+extension Chain {
+  /// The chain, its build so far linked to `receiver`'s sender core in
+  /// the graph of ranks, when it has one (a holder, see `RankGraph`): a
+  /// `sendTo` step's writes then rank the joins that read `receiver`
+  /// above the joins before the step. Changes the build only, not the
+  /// closures a value runs through.
+  @inlinable
+  consuming func linked(to receiver: AnyObject) -> Chain {
+    let build = self.build
+    // A value holder's core is found without a cast to a protocol.
+    let holder = receiver as? ValueHolder<Value>
+    return Chain(isolation: isolation) { downstream, context in
+      if let holder {
+        RankGraph.building(intoCore: holder.store.core, in: context) { build(downstream, context) }
+      } else {
+        RankGraph.building(into: receiver, in: context) { build(downstream, context) }
       }
     }
   }

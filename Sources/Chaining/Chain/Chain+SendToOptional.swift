@@ -35,7 +35,7 @@ extension Chain {
     isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source>
   where Value == Wrapped?, Receiver.ReceiveValue == Wrapped {
-    isolated(to: isolation).appending { downstream in
+    isolated(to: isolation).linked(to: receiver).appending { downstream in
       { [weak receiver] value in
         if let value { receiver?.receive(value: value) }
         downstream(value)
@@ -62,7 +62,7 @@ extension Chain {
   ) -> Chain<Value, Source>
   where Value == Wrapped?, Receiver.ReceiveValue == Wrapped {
     let receiver = retainer.object
-    return isolated(to: isolation).appending { downstream in
+    return isolated(to: isolation).linked(to: receiver).appending { downstream in
       { value in
         if let value { receiver.receive(value: value) }
         downstream(value)
@@ -89,7 +89,7 @@ extension Chain {
     isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value? {
-    isolated(to: isolation).appending { downstream in
+    isolated(to: isolation).linked(to: receiver).appending { downstream in
       { [weak receiver] value in
         receiver?.receive(value: value)
         downstream(value)
@@ -116,7 +116,7 @@ extension Chain {
   ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value? {
     let receiver = retainer.object
-    return isolated(to: isolation).appending { downstream in
+    return isolated(to: isolation).linked(to: receiver).appending { downstream in
       { value in
         receiver.receive(value: value)
         downstream(value)
@@ -198,7 +198,7 @@ extension Chain {
     from part: KeyPath<Value, Receiver.ReceiveValue?>,
     isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source> {
-    isolated(to: isolation).appending { downstream in
+    isolated(to: isolation).linked(to: receiver).appending { downstream in
       { [weak receiver] value in
         if let element = value[keyPath: part] { receiver?.receive(value: element) }
         downstream(value)
@@ -226,7 +226,7 @@ extension Chain {
     isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Part? {
-    isolated(to: isolation).appending { downstream in
+    isolated(to: isolation).linked(to: receiver).appending { downstream in
       { [weak receiver] value in
         receiver?.receive(value: value[keyPath: part])
         downstream(value)

@@ -95,6 +95,10 @@ struct DeliveryContext {
     /// thread: a combine built inside another's build (`a.combine(b).combine(c)`)
     /// gets a lower rank than the outer one.
     var builtRank = 0
+    /// The parts of the chains this thread is building whose values reach
+    /// a `sendTo` target or a join next, innermost last (see
+    /// `RankGraph.beginBuilding(_:in:)`).
+    var buildFrames: [BuildFrame] = []
   }
 
   @usableFromInline let state: UnsafeMutablePointer<State>

@@ -167,6 +167,11 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// instructions) on every subscription.
   private let subscriptionClass = Subscription.self
 
+  /// This core's place in the graph of ranks (its links and its level),
+  /// once a chain that writes it or reads it into a join is built (see
+  /// `RankGraph`). Under `RankGraph.lock`.
+  @exclusivity(unchecked) var rankLinks: RankLinks?
+
   /// Creates an empty core, claimed without the lock when it is idle.
   public init() {
     claimsUnderLock = false
@@ -180,6 +185,9 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   deinit {
     Self.list(in: word.load(ordering: .acquiring))?.release()
     state.withLock { $0.spare.take() }?.release()
+    // Set only by a thread that holds this core, so read after its last
+    // release without the graph's lock.
+    rankLinks?.end()
   }
 
   /// The list that `word` points at, unretained.
@@ -705,6 +713,15 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   }
 }
 
+extension _SenderCore: Ranked {
+  /// A core is written at once: it takes the level of what writes it.
+  var joinsWave: Bool { false }
+
+  var rankLevel: Int { rankLinks?.level ?? 0 }
+
+  func raise(to level: Int) -> Bool { links.raise(to: level) }
+}
+
 extension _SenderCore: SubscriptionOwner {
   /// Removes `subscription`; first, when `awaitingAlone`, waits until this
   /// core no longer runs its chain without claiming its gate. Called by the
@@ -855,7 +872,7 @@ class SubscriptionBase: @unchecked Swift.Sendable {
 }
 
 /// A sender core, as its subscriptions see it.
-protocol SubscriptionOwner: AnyObject, Swift.Sendable {
+protocol SubscriptionOwner: Ranked, Swift.Sendable {
   /// Removes `subscription`; first, when `awaitingAlone`, waits for a run
   /// of its chain made without claiming its gate, if one is in progress on
   /// another thread; returns whether no such run is in progress any more.

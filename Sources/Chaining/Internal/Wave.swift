@@ -214,7 +214,7 @@ extension DeliveryContext {
       }
       let entry = takeLowestRanked()
       let saved = state.pointee.level
-      state.pointee.level = entry.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) } + 1
+      state.pointee.level = entry.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) } &+ 1
       // Through the gate the combine's sides ran under, as any value of
       // its chain: run at once when idle, queued behind the run of another
       // thread otherwise. Not an echo: that gate's runs in this wave are
@@ -346,7 +346,15 @@ final class WaveFlush: @unchecked Swift.Sendable {
   /// and the property test (both fail when ranks are ignored); the
   /// cross-thread reads by `wavesOnSeveralThreadsSendExactlyOncePerWaveEach`
   /// under the thread sanitizer.
-  let rank = Atomic(0)
+  ///
+  /// Raised when the chain is built, by its sides (see `RankGraph`), and
+  /// at each later build that links a chain into it; each raise is a
+  /// compare-and-swap that keeps the highest, so a raise on one thread
+  /// never undoes another's.
+  let rank = Atomic(Int.min)
+  /// This combine's place in the graph of ranks (see `RankGraph`). Under
+  /// `RankGraph.lock`.
+  @exclusivity(unchecked) var rankLinks: RankLinks?
   /// The threads (their `DeliveryContext.runner`) whose list holds this
   /// combine: one entry per thread, so that each thread's wave that
   /// changed a side sends once, even while another thread's wave holds it
@@ -364,6 +372,12 @@ final class WaveFlush: @unchecked Swift.Sendable {
     self.sendLatest = sendLatest
   }
 
+  deinit {
+    // Set only by a thread that holds this flush, so read after its last
+    // release without the graph's lock.
+    rankLinks?.end()
+  }
+
   /// Takes the next rank of the building thread. Called after the sides
   /// are built, so that a combine built inside them (a nested combine,
   /// `a.combine(b).combine(c)`) ranks below this one; before the gate
@@ -371,8 +385,19 @@ final class WaveFlush: @unchecked Swift.Sendable {
   @usableFromInline
   func takeRank() {
     let state = DeliveryContext.current.state
-    rank.store(state.pointee.builtRank, ordering: .relaxed)
+    _ = raise(to: state.pointee.builtRank)
     state.pointee.builtRank += 1
+  }
+
+  /// Builds a join's sides (`body`), then takes the next rank of the
+  /// building thread and links the sides' sources and joins to this one
+  /// (see `RankGraph`).
+  @usableFromInline
+  func buildSides(in context: _ChainContext, _ body: () -> Void) {
+    RankGraph.beginBuilding(self, in: context)
+    body()
+    takeRank()
+    RankGraph.endBuilding(in: context)
   }
 
   /// Called under the gate when a side has stored a new value: inside a
@@ -392,7 +417,7 @@ final class WaveFlush: @unchecked Swift.Sendable {
   @usableFromInline
   func changed(in context: DeliveryContext) {
     let level = context.state.pointee.level
-    if level > rank.load(ordering: .relaxed) { rank.store(level, ordering: .relaxed) }
+    if level > rank.load(ordering: .relaxed) { _ = raise(to: level) }
     let runner = context.runner
     if deferredBy == runner || (!alsoDeferredBy.isEmpty && alsoDeferredBy.contains(runner)) { return }
     if deferredBy == 0 {
@@ -413,5 +438,28 @@ final class WaveFlush: @unchecked Swift.Sendable {
       alsoDeferredBy.remove(at: index)
     }
     sendLatest()
+  }
+}
+
+extension WaveFlush: Ranked {
+  /// A join's pair waits for the wave's end: it ranks above what feeds it.
+  var joinsWave: Bool { true }
+
+  var rankLevel: Int { rank.load(ordering: .relaxed) }
+
+  /// Raises the rank to `level` unless it is already as high: a
+  /// compare-and-swap loop, as a building thread (under
+  /// `RankGraph.lock`) and a flushing one (`changed(in:)`) may raise it
+  /// at once. Relaxed, as every read of the rank. Modeled in
+  /// `Verification/RankPlaces.pml`, where a load and a store instead let
+  /// a lower rank land last.
+  func raise(to level: Int) -> Bool {
+    var current = rank.load(ordering: .relaxed)
+    while current < level {
+      let (exchanged, original) = rank.compareExchange(expected: current, desired: level, ordering: .relaxed)
+      if exchanged { return true }
+      current = original
+    }
+    return false
   }
 }

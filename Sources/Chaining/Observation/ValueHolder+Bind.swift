@@ -261,6 +261,9 @@ extension ValueHolder {
     if other === self {
       fatalError("ValueHolder.bind(to:): a holder cannot be bound to itself")
     }
+    // Each holder writes the other, by hand, where no build sees it: the
+    // graph of ranks links them both ways.
+    RankGraph.linkBothWays(store.core, other.store.core)
     let ledger = HolderBindingLedger()
     return other.retain().chain()
       .map { _ in () }

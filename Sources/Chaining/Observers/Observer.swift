@@ -138,6 +138,12 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
     }
   }
 
+  /// The sender core of subscription number `index`, in the order they
+  /// were made. Called by the thread finishing the chain.
+  func subscriptionOwner(at index: Int) -> any SubscriptionOwner {
+    index == 0 ? firstSubscription.unsafelyUnwrapped.owner : extras.unsafelyUnwrapped.subscriptions[index - 1].owner
+  }
+
   /// The sender core of the first subscription. Called by the thread
   /// finishing the chain.
   var firstSubscriptionOwner: (any SubscriptionOwner)? { firstSubscription?.owner }

@@ -35,6 +35,11 @@ import Testing
     /// other node; `select` indexes the selection recorders.
     case select(selector: Int, even: Int, odd: Int, select: Int)
 
+    var isRoot: Bool {
+      if case .root = self { return true }
+      return false
+    }
+
     /// For a selection: the holder it follows when the selector holds
     /// `value`.
     func selected(by value: Int) -> Int {
@@ -91,96 +96,123 @@ import Testing
 
   @Test(arguments: 0..<40)
   func everyCombineSendsOneUntornPairPerWaveThatChangedIt(seed: Int) {
+    check(seed: seed, builtInOrder: true)
+  }
+
+  /// The same graphs, their links built in a shuffled order (a combine
+  /// often before the combines that feed it), every holder starting at its
+  /// final value, so that no `sync()` changes one: each link is first used
+  /// by a write, and the order comes from the build alone (#36).
+  @Test(arguments: 0..<40)
+  func linksBuiltInAnyOrderAreGlitchFreeFromTheirFirstWrite(seed: Int) {
+    check(seed: seed, builtInOrder: false)
+  }
+
+  /// Builds a random graph from `seed`, then checks every wave of 25
+  /// random writes and batches. `builtInOrder`: the links are built from
+  /// the roots on, each `sync()` setting its holder; otherwise in a
+  /// shuffled order, every holder made with its value.
+  func check(seed: Int, builtInOrder: Bool) {
     var random = Generator(state: UInt64(seed))
     var nodes: [Node] = []
-    var holders: [ValueHolder<Int>] = []
     var roots: [Int: Int] = [:]
-    var recorders: [Recorder<(Int, Int)>] = []
-    var observers: [Observer] = []
     let rootCount = 3
     for index in 0..<rootCount {
-      let value = Int.random(in: 0..<4, using: &random)
-      roots[index] = value
+      roots[index] = Int.random(in: 0..<4, using: &random)
       nodes.append(.root)
-      holders.append(ValueHolder(value))
     }
+    var recorderCount = 0
     for index in rootCount..<14 {
-      let holder = ValueHolder(0)
       if Bool.random(using: &random) {
         let from = Int.random(in: 0..<index, using: &random)
         let factor = Int.random(in: 1..<4, using: &random)
         let offset = Int.random(in: 0..<5, using: &random)
         nodes.append(.map(from: from, factor: factor, offset: offset))
-        observers.append(holders[from].chain().map { $0 &* factor &+ offset }.sendTo(holder).sync())
       } else {
         // The same holder on both sides is allowed: a diamond of its own.
         let first = Int.random(in: 0..<index, using: &random)
         let second = Int.random(in: 0..<index, using: &random)
-        let recorder = Recorder<(Int, Int)>()
-        nodes.append(.combine(first: first, second: second, combine: recorders.count))
-        recorders.append(recorder)
-        observers.append(
+        nodes.append(.combine(first: first, second: second, combine: recorderCount))
+        recorderCount += 1
+      }
+    }
+    // Three selections, leaves of the graph.
+    let inner = nodes.count
+    for select in 0..<3 {
+      let selector = Int.random(in: 0..<inner, using: &random)
+      let even = Int.random(in: 0..<inner, using: &random)
+      let odd = Int.random(in: 0..<inner, using: &random)
+      nodes.append(.select(selector: selector, even: even, odd: odd, select: select))
+    }
+    var expected = Self.recompute(nodes, roots: roots)
+    let holders = nodes.indices.map { index in
+      ValueHolder(builtInOrder ? (nodes[index].isRoot ? expected[index] : 0) : expected[index])
+    }
+    let recorders = (0..<recorderCount).map { _ in Recorder<(Int, Int)>() }
+    // Each selection records what it sends.
+    let selections = (0..<3).map { _ in Recorder<Int>() }
+    var builds: [() -> Observer] = []
+    for (index, node) in nodes.enumerated() {
+      let holder = holders[index]
+      switch node {
+      case .root:
+        continue
+      case .map(let from, let factor, let offset):
+        builds.append { holders[from].chain().map { $0 &* factor &+ offset }.sendTo(holder).sync() }
+      case .combine(let first, let second, let combine):
+        let recorder = recorders[combine]
+        builds.append {
           holders[first].chain().combine(holders[second].chain())
             .do { recorder.append($0) }
             .map { $0 &* 31 &+ $1 }
             .sendTo(holder)
             .sync()
-        )
+        }
+      case .select(let selector, let even, let odd, let select):
+        let recorder = selections[select]
+        builds.append {
+          holders[selector].chain()
+            .flatMapLatest { $0.isMultiple(of: 2) ? holders[even].chain() : holders[odd].chain() }
+            .do { recorder.append($0) }
+            .sendTo(holder)
+            .sync()
+        }
       }
-      holders.append(holder)
     }
-    // Three selections, leaves of the graph, each recording what it sends.
-    let inner = holders.count
-    var selections: [Recorder<Int>] = []
-    for _ in 0..<3 {
-      let selector = Int.random(in: 0..<inner, using: &random)
-      let even = Int.random(in: 0..<inner, using: &random)
-      let odd = Int.random(in: 0..<inner, using: &random)
-      let recorder = Recorder<Int>()
-      let holder = ValueHolder(0)
-      nodes.append(.select(selector: selector, even: even, odd: odd, select: selections.count))
-      selections.append(recorder)
-      let sources = holders
-      observers.append(
-        holders[selector].chain()
-          .flatMapLatest { $0.isMultiple(of: 2) ? sources[even].chain() : sources[odd].chain() }
-          .do { recorder.append($0) }
-          .sendTo(holder)
-          .sync()
-      )
-      holders.append(holder)
-    }
-    var expected = Self.recompute(nodes, roots: roots)
+    if !builtInOrder { builds.shuffle(using: &random) }
+    let observers = builds.map { $0() }
     #expect(holders.map(\.value) == expected)
 
-    for _ in 0..<25 {
+    for wave in 0..<25 {
       let before = expected
       let counts = recorders.map(\.count)
       let selectionCounts = selections.map(\.count)
       // A write to one root, or a batch of writes to several.
-      let writes = Int.random(in: 1...3, using: &random)
       var planned: [(Int, Int)] = []
-      for _ in 0..<writes {
+      for _ in 0..<Int.random(in: 1...3, using: &random) {
         planned.append((Int.random(in: 0..<rootCount, using: &random), Int.random(in: 0..<4, using: &random)))
       }
       for (root, value) in planned { roots[root] = value }
       expected = Self.recompute(nodes, roots: roots)
-      if writes == 1 {
+      if planned.count == 1 {
         holders[planned[0].0].value = planned[0].1
       } else {
         withBatchedUpdates {
           for (root, value) in planned { holders[root].value = value }
         }
       }
-      #expect(holders.map(\.value) == expected)
+      #expect(holders.map(\.value) == expected, "seed \(seed), wave \(wave)")
       let changes = Self.changes(nodes, before: before, after: expected, writes: planned)
       for node in nodes {
         guard case .combine(let first, let second, let combine) = node else { continue }
         let sent = Array(recorders[combine].history.dropFirst(counts[combine]))
         let changed = changes[first] || changes[second]
-        #expect(sent.count == (changed ? 1 : 0), "seed \(seed), combine \(combine)")
+        #expect(sent.count == (changed ? 1 : 0), "seed \(seed), wave \(wave), combine \(combine)")
         for pair in sent {
-          #expect([pair.0, pair.1] == [expected[first], expected[second]], "seed \(seed), combine \(combine)")
+          #expect(
+            [pair.0, pair.1] == [expected[first], expected[second]],
+            "seed \(seed), wave \(wave), combine \(combine)"
+          )
         }
       }
       let sequences = Self.sequences(nodes, before: before, after: expected, writes: planned)
@@ -191,11 +223,14 @@ import Testing
         // A switch (the selector delivered) or a change of the holder it
         // follows sends; nothing else does.
         let sends = sequences[selector].count > 1 || sequences[followed].count > 1
-        #expect(sent.isEmpty != sends, "seed \(seed), selection \(select)")
+        #expect(sent.isEmpty != sends, "seed \(seed), wave \(wave), selection \(select)")
         // Only values the followed holder took in the wave, the last one
         // its final value: never one of the holder the wave switched from.
-        #expect(sent.allSatisfy(sequences[followed].contains), "seed \(seed), selection \(select): \(sent)")
-        if let last = sent.last { #expect(last == expected[index], "seed \(seed), selection \(select)") }
+        #expect(
+          sent.allSatisfy(sequences[followed].contains),
+          "seed \(seed), wave \(wave), selection \(select): \(sent)"
+        )
+        if let last = sent.last { #expect(last == expected[index], "seed \(seed), wave \(wave), selection \(select)") }
       }
     }
     withExtendedLifetime(observers) {}

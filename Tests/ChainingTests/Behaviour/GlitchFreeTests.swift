@@ -108,6 +108,92 @@ import Testing
     withExtendedLifetime((report, writer)) {}
   }
 
+  @Test func aSendToFirstUsedByAWriteIsOrderedByItsBuild() {
+    // As above, but `writer` writes `sum` through `sendTo`, which the
+    // build sees (#36): `report` ranks above `writer` from the start, and
+    // the first wave that writes `sum` sends it once, untorn.
+    let source = ValueHolder(1)
+    let sum = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let report = source.chain().combine(sum.chain()).do { received.append($0) }.sync()
+    let writer = source.chain().map { $0 * 10 }.combine(source.chain().map { $0 * 100 })
+      .filter { $0.0 >= 20 }.map { $0 + $1 }.sendTo(sum).sync()
+    source.value = 2
+    source.value = 3
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 0], [2, 220], [3, 330]])
+    withExtendedLifetime((report, writer)) {}
+  }
+
+  @Test func anOrderBuiltLastReachesThroughHoldersBuiltBefore() {
+    // writer -> first -> (map) -> second, read by `report`: built from the
+    // end back, each sync writing the value the holder already has, so no
+    // wave passes a link before the first write. The writer's rank reaches
+    // `report` through both holders' links.
+    let source = ValueHolder(1)
+    let first = ValueHolder(11)
+    let second = ValueHolder(12)
+    let received = Recorder<(Int, Int)>()
+    let report = source.chain().combine(second.chain()).do { received.append($0) }.sync()
+    let link = first.chain().map { $0 + 1 }.sendTo(second).sync()
+    let writer = source.chain().combine(source.chain().map { $0 * 10 }).map { $0 + $1 }.sendTo(first).sync()
+    source.value = 2
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 12], [2, 23]])
+    withExtendedLifetime((report, link, writer)) {}
+  }
+
+  @Test func anInnerSourceWrittenByACombineBuiltLaterSendsBeforeTheCombineAfterTheStep() {
+    // `report` follows `inner` through `flatMapLatest`, then combines it
+    // with `source`; `writer`, built after, writes `inner` from `source`.
+    // The inner chain's link orders `writer` first (#36).
+    let source = ValueHolder(1)
+    let inner = ValueHolder(11)
+    let selector = ValueHolder(0)
+    let received = Recorder<(Int, Int)>()
+    let report = selector.chain()
+      .flatMapLatest { _ in inner.chain() }
+      .combine(source.chain())
+      .do { received.append($0) }
+      .sync()
+    let writer = source.chain().combine(source.chain().map { $0 * 10 }).map { $0 + $1 }.sendTo(inner).sync()
+    source.value = 2
+    #expect(received.history.map { [$0.0, $0.1] } == [[11, 1], [22, 2]])
+    withExtendedLifetime((report, writer)) {}
+  }
+
+  @Test func aHolderBoundToAnotherPassesItsRankOn() {
+    // `writer` writes `sum`; `copy` is bound to `sum`, and `report`, built
+    // first, reads `copy`: the binding links the two holders both ways, so
+    // the first write sends `report` once.
+    let source = ValueHolder(1)
+    let sum = ValueHolder(11)
+    let copy = ValueHolder(11)
+    let received = Recorder<(Int, Int)>()
+    let report = source.chain().combine(copy.chain()).do { received.append($0) }.sync()
+    let binding = copy.bind(to: sum)
+    let writer = source.chain().combine(source.chain().map { $0 * 10 }).map { $0 + $1 }.sendTo(sum).sync()
+    source.value = 2
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 11], [2, 22]])
+    withExtendedLifetime((report, binding, writer)) {}
+  }
+
+  @Test func aCombineThatWritesItsOwnSourceBuildsAndSettles() {
+    // A loop of links: `a` feeds the combine, which writes `a`. The build
+    // walks the loop once and ends; a write settles as a two-way binding
+    // does, and a combine built before, reading `a`, sends once per wave.
+    let a = ValueHolder(1)
+    let b = ValueHolder(5)
+    let received = Recorder<(Int, Int)>()
+    let report = a.chain().combine(b.chain()).do { received.append($0) }.sync()
+    let loop = a.chain().combine(b.chain()).map { Swift.max($0, $1) }.sendTo(a).sync()
+    #expect(a.value == 5)
+    b.value = 7
+    #expect(a.value == 7)
+    a.value = 9
+    #expect(a.value == 9)
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 5], [5, 5], [7, 7], [9, 7]])
+    withExtendedLifetime((report, loop)) {}
+  }
+
   // MARK: - Threads
 
   @Test func wavesOnSeveralThreadsSendExactlyOncePerWaveEach() {
