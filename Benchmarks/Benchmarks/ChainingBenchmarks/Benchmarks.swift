@@ -22,6 +22,7 @@ let benchmarks: @Sendable () -> Void = {
   isolationBenchmarks()
   timeBenchmarks()
   existentialBenchmarks()
+  computedBenchmarks()
 }
 
 // MARK: - Suite

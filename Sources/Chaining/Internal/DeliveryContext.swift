@@ -99,6 +99,14 @@ struct DeliveryContext {
     /// a `sendTo` target or a join next, innermost last (see
     /// `RankGraph.beginBuilding(_:in:)`).
     var buildFrames: [BuildFrame] = []
+    /// The evaluations of computed values in progress on this thread,
+    /// innermost last (see `Tracking`).
+    var tracking: [Tracking.Frame] = []
+    /// `tracking.count`, read by every holder read.
+    @usableFromInline var trackingCount = 0
+    /// The computed values being updated on this thread, for the cycle
+    /// check.
+    var updating: [ComputedNode] = []
   }
 
   @usableFromInline let state: UnsafeMutablePointer<State>

@@ -1,4 +1,5 @@
 import Observation
+import Synchronization
 
 // MARK: - HolderStore
 
@@ -114,8 +115,12 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     _ = consume old
     // `.deliver`, or `.awaitTurn` (the delivering thread is past its
     // limit, see `_SenderCore.awaitTurn()`): both go through `run`.
-    if case .none = claim {} else { core.run(claim, event(newValue)) }
-    if observed { notifyObservation() }
+    if observed {
+      deliverObserved { if case .none = claim {} else { core.run(claim, event(newValue)) } }
+    } else if case .none = claim {
+    } else {
+      core.run(claim, event(newValue))
+    }
     return after
   }
 
@@ -147,8 +152,11 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
       return (claim, events, result, garbage, !events.isEmpty && observation != nil)
     }
     _ = consume garbage
-    if let first = events.first { core.run(claim, first) }
-    if observed { notifyObservation() }
+    if observed {
+      deliverObserved { if let first = events.first { core.run(claim, first) } }
+    } else if let first = events.first {
+      core.run(claim, first)
+    }
     return result
   }
 
@@ -167,8 +175,11 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
       return (core.claim(event, in: &coreState), event, garbage, changes && observation != nil)
     }
     _ = consume garbage
-    if let event { core.run(claim, event) }
-    if observed { notifyObservation() }
+    if observed {
+      deliverObserved { if let event { core.run(claim, event) } }
+    } else if let event {
+      core.run(claim, event)
+    }
   }
 
   /// Changes the state and broadcasts exactly the event `update` returns.
@@ -183,8 +194,11 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
       version &+= 1
       return (core.claim(event, in: &coreState), event, changes && observation != nil)
     }
-    core.run(claim, event)
-    if observed { notifyObservation() }
+    if observed {
+      deliverObserved { core.run(claim, event) }
+    } else {
+      core.run(claim, event)
+    }
   }
 
   // MARK: Observation
@@ -203,10 +217,14 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     _ keyPath: @autoclosure () -> KeyPath<Subject, Member>,
     _ body: (State) -> Result
   ) -> Result {
-    let (result, registered) = withLock { state, _ in
-      (body(state), self.observation ?? makeObservation(subject, keyPath()))
+    let (result, registered, version) = withLock { state, _ in
+      (body(state), self.observation ?? makeObservation(subject, keyPath()), self.version)
     }
     registered.access()
+    // Inside a computed value's evaluation: a dependency.
+    if DeliveryContext.current.state.pointee.trackingCount != 0 {
+      Tracking.recordRead(of: registered, owner: subject, version: version)
+    }
     return result
   }
 
@@ -227,18 +245,34 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     _ keyPath: KeyPath<Subject, Member>
   ) -> HolderObservation {
     let made = SubjectObservation(subject, keyPath)
+    made.readVersion = { [unowned self] in withLock { _, _ in version } }
+    made.core = core
     observation = made
     return made
   }
 
-  /// Tells Observation that the state changed: every tracking that read it
-  /// gets its `onChange`. Called by a write that saw `observation` set
-  /// under the lock, after the change is stored, the lock released (an
-  /// `onChange` may read the holder) and the write's own delivery done, so
-  /// that no claim on the delivery is held while `onChange` runs.
+  /// Runs `deliver`, the write's delivery, then tells the computed values
+  /// that read the holder and Observation that the state changed. Called
+  /// by a write that saw `observation` set under the lock, after the
+  /// change is stored and the lock released (an `onChange` may read the
+  /// holder).
+  ///
+  /// The computed values are told inside the wave of the delivery, so
+  /// that the refreshes of those with chains are sent at its end with the
+  /// combines (see `Computed`). Observation is told after the delivery, so
+  /// that no claim on it is held while `onChange` runs.
   @usableFromInline @inline(never)
-  func notifyObservation() {
-    observation.unsafelyUnwrapped.changed()
+  func deliverObserved(_ deliver: () -> Void) {
+    let observation = observation.unsafelyUnwrapped
+    if observation.hasDependents {
+      DeliveryContext.current.inWave {
+        deliver()
+        observation.notifyDependents()
+      }
+    } else {
+      deliver()
+    }
+    observation.changed()
   }
 }
 
@@ -256,6 +290,50 @@ class HolderObservation: @unchecked Swift.Sendable {
 
   /// Tells the trackings that read the holder's state that it changed.
   func changed() {}
+
+  /// The holder's version, read under its lock. Set once, by the store
+  /// that makes this object.
+  @exclusivity(unchecked) var readVersion: (() -> UInt64)!
+  /// The holder's sender core, set with `readVersion`.
+  @exclusivity(unchecked) var core: (any Ranked)!
+  /// The computed values that read the holder on their last evaluation.
+  let dependents = Protected([WeakComputedNode]())
+  /// `dependents.count`, read without the lock by every write: a computed
+  /// value that becomes a dependent checks the version it read afterwards
+  /// (`ComputedNode.updateLocked`), so a write that missed it is seen.
+  let dependentCount = Atomic(0)
+
+  /// Whether a computed value read the holder on its last evaluation.
+  var hasDependents: Bool { dependentCount.load(ordering: .relaxed) != 0 }
+
+  /// Tells the computed values that read the holder that it changed.
+  func notifyDependents() {
+    let nodes = dependents.withLock { $0 }
+    for dependent in nodes { dependent.node?.notify(.dirty) }
+  }
+}
+
+extension HolderObservation: ComputedSource {
+  func addDependent(_ node: ComputedNode) {
+    dependents.withLock { dependents in
+      dependents.removeAll { $0.node == nil }
+      dependents.append(WeakComputedNode(node: node))
+      dependentCount.store(dependents.count, ordering: .relaxed)
+    }
+  }
+
+  func removeDependent(_ node: ComputedNode) {
+    dependents.withLock { dependents in
+      dependents.removeAll { $0.node == nil || $0.node === node }
+      dependentCount.store(dependents.count, ordering: .relaxed)
+    }
+  }
+
+  func currentVersion() -> UInt64 { readVersion() }
+
+  func currentVersionIfClean() -> UInt64? { readVersion() }
+
+  var rankNode: any Ranked { core }
 }
 
 /// `HolderObservation` for one subject type.

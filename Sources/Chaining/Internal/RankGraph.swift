@@ -154,6 +154,12 @@ enum RankGraph {
     sender._senderCore(creating: true)
   }
 
+  /// Links `source` to `node`, under the lock: for links no build frame
+  /// makes (a computed value's dependencies, found by evaluating it).
+  static func link(_ source: any Ranked, to node: any Ranked) {
+    lock.withLock { walk in link(source, to: node, in: &walk) }
+  }
+
   /// Links `first` and `second` to each other: two holders bound to each
   /// other (`bind(to:)`), each of which writes the other by hand.
   static func linkBothWays(_ first: any Ranked, _ second: any Ranked) {

@@ -1,0 +1,277 @@
+import Observation
+import Testing
+
+@testable import Chaining
+
+/// `Computed` (#37): evaluation on read, dependencies, equality, lifetimes, threads, cycles, Observation and chains.
+@Suite struct ComputedTests {
+  /// A closure that counts its evaluations.
+  final class Counter: @unchecked Swift.Sendable {
+    var count = 0
+  }
+
+  @Test func evaluatesOnlyWhenReadAndADependencyChanged() {
+    let a = ValueHolder(1)
+    let b = ValueHolder(2)
+    let evaluations = Counter()
+    let sum = Computed { () -> Int in
+      evaluations.count += 1
+      return a.value + b.value
+    }
+    #expect(evaluations.count == 0)
+    #expect(sum.value == 3)
+    #expect(sum.value == 3)
+    #expect(evaluations.count == 1)
+    a.value = 10
+    #expect(evaluations.count == 1)
+    #expect(sum.value == 12)
+    #expect(evaluations.count == 2)
+    a.value = 10
+    #expect(sum.value == 12)
+    #expect(evaluations.count == 2)
+  }
+
+  @Test func dependsOnlyOnWhatTheLastEvaluationRead() {
+    let flag = ValueHolder(false)
+    let a = ValueHolder(1)
+    let b = ValueHolder(2)
+    let evaluations = Counter()
+    let chosen = Computed { () -> Int in
+      evaluations.count += 1
+      return flag.value ? a.value : b.value
+    }
+    #expect(chosen.value == 2)
+    a.value = 5
+    #expect(chosen.value == 2)
+    #expect(evaluations.count == 1)
+    flag.value = true
+    #expect(chosen.value == 5)
+    #expect(evaluations.count == 2)
+    b.value = 7
+    #expect(chosen.value == 5)
+    #expect(evaluations.count == 2)
+  }
+
+  @Test func anEqualValueStopsPropagation() {
+    let a = ValueHolder(1)
+    let parityEvaluations = Counter()
+    let textEvaluations = Counter()
+    let parity = Computed { () -> Bool in
+      parityEvaluations.count += 1
+      return a.value.isMultiple(of: 2)
+    }
+    let text = Computed { () -> String in
+      textEvaluations.count += 1
+      return parity.value ? "even" : "odd"
+    }
+    #expect(text.value == "odd")
+    a.value = 3
+    #expect(text.value == "odd")
+    #expect(parityEvaluations.count == 2)
+    #expect(textEvaluations.count == 1)
+    a.value = 4
+    #expect(text.value == "even")
+    #expect(textEvaluations.count == 2)
+  }
+
+  @Test func aDiamondEvaluatesEachNodeOncePerChange() {
+    let a = ValueHolder(1)
+    let counts = (Counter(), Counter(), Counter())
+    let b = Computed { () -> Int in
+      counts.0.count += 1
+      return a.value * 2
+    }
+    let c = Computed { () -> Int in
+      counts.1.count += 1
+      return a.value * 3
+    }
+    let d = Computed { () -> Int in
+      counts.2.count += 1
+      return b.value + c.value
+    }
+    #expect(d.value == 5)
+    for value in 2...5 {
+      a.value = value
+      #expect(d.value == value * 5)
+    }
+    #expect([counts.0.count, counts.1.count, counts.2.count] == [5, 5, 5])
+  }
+
+  @Test func keepsWhatItReadsAlive() {
+    weak var weakHolder: ValueHolder<Int>?
+    let computed: Computed<Int>
+    do {
+      let holder = ValueHolder(4)
+      weakHolder = holder
+      computed = Computed { holder.value * 2 }
+      #expect(computed.value == 8)
+    }
+    #expect(weakHolder != nil)
+    weakHolder?.value = 5
+    #expect(computed.value == 10)
+  }
+
+  @Test func isFreedWithItsLastUser() {
+    let a = ValueHolder(1)
+    weak var weakComputed: Computed<Int>?
+    do {
+      let computed = Computed { a.value + 1 }
+      weakComputed = computed
+      #expect(computed.value == 2)
+    }
+    #expect(weakComputed == nil)
+    a.value = 2
+  }
+
+  @Test func oneEvaluationPerChangeUnderEightReaders() {
+    let a = ValueHolder(0)
+    let evaluations = Counter()
+    let square = Computed { () -> Int in
+      evaluations.count += 1
+      return a.value * a.value
+    }
+    for round in 1...20 {
+      a.value = round
+      race(threads: 8) { _ in
+        #expect(square.value == round * round)
+      }
+    }
+    #expect(evaluations.count == 20)
+  }
+
+  @Test func aCycleStopsWithAMessageThatNamesIt() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let holder = ValueHolder(0)
+      var second: Computed<Int>?
+      let first = Computed(name: "first") { holder.value + (second?.value ?? 0) }
+      second = Computed(name: "second") { first.value + 1 }
+      _ = first.value
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Computed.value: a computed value reads itself: first -> second -> first"))
+  }
+
+  @Test func aReadInsideObservationTrackingIsToldOfTheNextChange() {
+    let a = ValueHolder(1)
+    let double = Computed { a.value * 2 }
+    let changes = Recorder<Int>()
+    withObservationTracking {
+      _ = double.value
+    } onChange: {
+      changes.append(1)
+    }
+    #expect(changes.history.isEmpty)
+    a.value = 2
+    #expect(changes.history == [1])
+    #expect(double.value == 4)
+  }
+
+  // MARK: - Chains
+
+  @Test func aChainGetsEachChangeOnce() {
+    let a = ValueHolder(1)
+    let b = ValueHolder(2)
+    let sum = Computed { a.value + b.value }
+    let received = Recorder<Int>()
+    let observer = sum.chain().do { received.append($0) }.sync()
+    a.value = 10
+    a.value = 10
+    b.value = 20
+    withBatchedUpdates {
+      a.value = 100
+      b.value = 200
+    }
+    #expect(received.history == [3, 12, 30, 300])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func aCombineOfAHolderAndAValueComputedFromItSendsOneUntornPairPerWrite() {
+    let a = ValueHolder(1)
+    let double = Computed { a.value * 2 }
+    let received = Recorder<(Int, Int)>()
+    let observer = a.chain().combine(double.chain()).do { received.append($0) }.sync()
+    for value in 2...4 { a.value = value }
+    #expect(received.history.map { [$0.0, $0.1] } == [[1, 2], [2, 4], [3, 6], [4, 8]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func aDiamondOfComputedValuesSendsOncePerWrite() {
+    let a = ValueHolder(1)
+    let b = Computed { a.value * 2 }
+    let c = Computed { a.value * 3 }
+    let d = Computed { b.value + c.value }
+    let received = Recorder<(Int, Int)>()
+    let pairs = b.chain().combine(c.chain()).do { received.append($0) }.sync()
+    let sums = Recorder<Int>()
+    let total = d.chain().do { sums.append($0) }.sync()
+    for value in 2...3 { a.value = value }
+    #expect(received.history.map { [$0.0, $0.1] } == [[2, 3], [4, 6], [6, 9]])
+    #expect(sums.history == [5, 10, 15])
+    withExtendedLifetime((pairs, total)) {}
+  }
+
+  @Test func anEqualValueSendsNothing() {
+    let a = ValueHolder(1)
+    let parity = Computed { a.value.isMultiple(of: 2) }
+    let received = Recorder<Bool>()
+    let observer = parity.chain().do { received.append($0) }.sync()
+    a.value = 3
+    a.value = 4
+    a.value = 6
+    #expect(received.history == [false, true])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func aChainKeepsTheValueAlive() {
+    let a = ValueHolder(1)
+    let received = Recorder<Int>()
+    weak var weakComputed: Computed<Int>?
+    var observer: Observer?
+    do {
+      let computed = Computed { a.value + 1 }
+      weakComputed = computed
+      observer = computed.chain().do { received.append($0) }.sync()
+    }
+    #expect(weakComputed != nil)
+    a.value = 5
+    #expect(received.history == [2, 6])
+    observer?.invalidate()
+    observer = nil
+    #expect(weakComputed == nil)
+  }
+
+  @Test func aValueReadingWhatACombineWritesRefreshesAfterIt() {
+    // `total` reads `a` and `sum`, which a combine built later writes from
+    // `a`: the read links `sum` to the value's refresh, which then ranks
+    // above the combine, so a write of `a` sends once, untorn.
+    let a = ValueHolder(1)
+    let sum = ValueHolder(0)
+    let total = Computed { a.value * 100 + sum.value }
+    let received = Recorder<Int>()
+    let observer = total.chain().do { received.append($0) }.sync()
+    // Writes only from 2 on: the first write, not the sync, uses the link.
+    let writer = a.chain().combine(a.chain()).filter { $0.0 >= 2 }.map { $0 + $1 }.sendTo(sum).sync()
+    a.value = 2
+    a.value = 3
+    #expect(received.history == [100, 204, 306])
+    withExtendedLifetime((observer, writer)) {}
+  }
+
+  @Test func tracksCollectionsViewsAndEveryHolder() {
+    let items = ArrayHolder([1, 2])
+    let prices = DictionaryHolder(["a": 10])
+    let base = ValueHolder(100)
+    let view = base.readOnly
+    let flag = EventableValueHolder(false)
+    let total = Computed { items.raw.reduce(0, +) + (prices.raw["a"] ?? 0) + view.value + (flag.value ? 1_000 : 0) }
+    #expect(total.value == 113)
+    items.append(3)
+    #expect(total.value == 116)
+    prices.replace(key: "a", value: 20)
+    #expect(total.value == 126)
+    base.value = 200
+    #expect(total.value == 226)
+    flag.value = true
+    #expect(total.value == 1_226)
+  }
+}
