@@ -4,8 +4,9 @@ import Chaining
 /// Kairo's scenarios from the js-reactivity-benchmark (their shapes and
 /// counts): `avoidable`, `deep`, `broad`, `diamond`, `triangle`, `mux`,
 /// `repeated` and `unstable`.
-/// A computed value is a holder fed by a chain, an effect a `do` that
-/// counts its runs; each write is one `withBatchedUpdates`. Every
+/// A computed value is a holder fed by a chain (the "chaining" rows) or
+/// a `Computed` (the "computed" rows), an effect a `do` that counts its
+/// runs; each write is one `withBatchedUpdates`. Every
 /// iteration checks the scenario's own assertions (values and effect
 /// runs), and fails the benchmark (the smoke run in CI too) when one does
 /// not hold. Each beside a floor: closures called in order, as by hand.
@@ -14,9 +15,17 @@ import Chaining
 func kairoBenchmarks() {
   for scenario in KairoScenario.all {
     Benchmark("kairo \(scenario.name): chaining") { benchmark in
-      let graph = scenario.makeGraph()
+      let graph = scenario.makeGraph(KairoGraph(computed: false))
       benchmark.measure(operations: scenario.writes) {
         if let failure = graph.iteration() { fatalError("kairo \(scenario.name): \(failure)") }
+      }
+      graph.invalidate()
+    }
+    // The same graph of `Computed` values, an effect a chain on one.
+    Benchmark("kairo \(scenario.name) computed: chaining") { benchmark in
+      let graph = scenario.makeGraph(KairoGraph(computed: true))
+      benchmark.measure(operations: scenario.writes) {
+        if let failure = graph.iteration() { fatalError("kairo \(scenario.name) computed: \(failure)") }
       }
       graph.invalidate()
     }
@@ -36,7 +45,9 @@ struct KairoScenario: @unchecked Swift.Sendable {
   // by the one benchmark that made it.
   let name: String
   let writes: Int
-  let makeGraph: () -> KairoGraph
+  /// Builds the scenario into an empty graph, of holders or of computed
+  /// values.
+  let makeGraph: (KairoGraph) -> KairoGraph
   /// Returns one iteration, which returns a failed check, or nil.
   let makeFloor: () -> () -> String?
 
@@ -45,9 +56,8 @@ struct KairoScenario: @unchecked Swift.Sendable {
   /// Five computed values in a row, the second always 0, with heavy work
   /// in the third and in the effect: a change of the head stops at the
   /// second, so neither runs again.
-  static let avoidable = KairoScenario(name: "avoidable", writes: 1_000) {
-    let graph = KairoGraph()
-    let first = graph.computed(from: graph.head) { $0 }
+  static let avoidable = KairoScenario(name: "avoidable", writes: 1_000) { graph in
+    let first = graph.computed(from: graph.headNode) { $0 }
     let second = graph.computed(from: first) { _ in 0 }
     let third = graph.computed(from: second) { value -> Int in
       busy()
@@ -56,7 +66,7 @@ struct KairoScenario: @unchecked Swift.Sendable {
     let fourth = graph.computed(from: third) { $0 &+ 2 }
     let fifth = graph.computed(from: fourth) { $0 &+ 3 }
     graph.effect(on: fifth) { busy() }
-    graph.check = { i in fifth.fetchedValue() == 6 ? nil : "\(fifth.fetchedValue()) for \(i)" }
+    graph.check = { i in fifth.read() == 6 ? nil : "\(fifth.read()) for \(i)" }
     graph.iterations = 1_000
     graph.expectedRuns = 0
     return graph
@@ -84,18 +94,17 @@ struct KairoScenario: @unchecked Swift.Sendable {
 
   /// A value that reads its head and, by the head's parity, one of two
   /// values computed from it, 20 times.
-  static let unstable = KairoScenario(name: "unstable", writes: 100) {
-    let graph = KairoGraph()
-    let double = graph.computed(from: graph.head) { $0 &* 2 }
-    let inverse = graph.computed(from: graph.head) { 0 &- $0 }
-    let current = graph.combined([graph.head, double, inverse]) { values in
+  static let unstable = KairoScenario(name: "unstable", writes: 100) { graph in
+    let double = graph.computed(from: graph.headNode) { $0 &* 2 }
+    let inverse = graph.computed(from: graph.headNode) { 0 &- $0 }
+    let current = graph.combined([graph.headNode, double, inverse]) { values in
       var result = 0
       for _ in 0..<20 { result &+= values[0] % 2 != 0 ? values[1] : values[2] }
       return result
     }
     graph.effect(on: current)
     graph.check = { i in
-      current.fetchedValue() == (i % 2 != 0 ? 40 * i : -20 * i) ? nil : "\(current.fetchedValue()) for \(i)"
+      current.read() == (i % 2 != 0 ? 40 * i : -20 * i) ? nil : "\(current.read()) for \(i)"
     }
     graph.iterations = 100
     graph.expectedRuns = 100
@@ -113,13 +122,12 @@ struct KairoScenario: @unchecked Swift.Sendable {
   }
 
   /// A chain of 50 computed values, each the one before plus one.
-  static let deep = KairoScenario(name: "deep", writes: 50) {
-    let graph = KairoGraph()
-    var current = graph.head
+  static let deep = KairoScenario(name: "deep", writes: 50) { graph in
+    var current = graph.headNode
     for _ in 0..<50 { current = graph.computed(from: current) { $0 &+ 1 } }
     graph.effect(on: current)
     let last = current
-    graph.check = { i in last.fetchedValue() == 50 + i ? nil : "\(last.fetchedValue()) for \(i)" }
+    graph.check = { i in last.read() == 50 + i ? nil : "\(last.read()) for \(i)" }
     graph.iterations = 50
     graph.expectedRuns = 50
     return graph
@@ -133,16 +141,15 @@ struct KairoScenario: @unchecked Swift.Sendable {
   }
 
   /// 50 pairs of computed values from one head, each with an effect.
-  static let broad = KairoScenario(name: "broad", writes: 50) {
-    let graph = KairoGraph()
-    var last = graph.head
+  static let broad = KairoScenario(name: "broad", writes: 50) { graph in
+    var last = graph.headNode
     for offset in 0..<50 {
-      let current = graph.computed(from: graph.head) { $0 &+ offset }
+      let current = graph.computed(from: graph.headNode) { $0 &+ offset }
       last = graph.computed(from: current) { $0 &+ 1 }
       graph.effect(on: last)
     }
     let end = last
-    graph.check = { i in end.fetchedValue() == i + 50 ? nil : "\(end.fetchedValue()) for \(i)" }
+    graph.check = { i in end.read() == i + 50 ? nil : "\(end.read()) for \(i)" }
     graph.iterations = 50
     graph.expectedRuns = 50 * 50
     return graph
@@ -156,12 +163,11 @@ struct KairoScenario: @unchecked Swift.Sendable {
   }
 
   /// Five computed values from one head, summed.
-  static let diamond = KairoScenario(name: "diamond", writes: 500) {
-    let graph = KairoGraph()
-    let sides = (0..<5).map { _ in graph.computed(from: graph.head) { $0 &+ 1 } }
+  static let diamond = KairoScenario(name: "diamond", writes: 500) { graph in
+    let sides = (0..<5).map { _ in graph.computed(from: graph.headNode) { $0 &+ 1 } }
     let sum = graph.combined(sides) { $0.reduce(0, &+) }
     graph.effect(on: sum)
-    graph.check = { i in sum.fetchedValue() == (i + 1) * 5 ? nil : "\(sum.fetchedValue()) for \(i)" }
+    graph.check = { i in sum.read() == (i + 1) * 5 ? nil : "\(sum.read()) for \(i)" }
     graph.iterations = 500
     graph.expectedRuns = 500
     return graph
@@ -175,17 +181,16 @@ struct KairoScenario: @unchecked Swift.Sendable {
   }
 
   /// A chain of 10 values from one head, and the sum of all of them.
-  static let triangle = KairoScenario(name: "triangle", writes: 100) {
-    let graph = KairoGraph()
-    var current = graph.head
-    var list: [ValueHolder<Int>] = []
+  static let triangle = KairoScenario(name: "triangle", writes: 100) { graph in
+    var current = graph.headNode
+    var list: [KairoNode<Int>] = []
     for _ in 0..<10 {
       list.append(current)
       current = graph.computed(from: current) { $0 &+ 1 }
     }
     let sum = graph.combined(list) { $0.reduce(0, &+) }
     graph.effect(on: sum)
-    graph.check = { i in sum.fetchedValue() == 45 + 10 * i ? nil : "\(sum.fetchedValue()) for \(i)" }
+    graph.check = { i in sum.read() == 45 + 10 * i ? nil : "\(sum.read()) for \(i)" }
     graph.iterations = 100
     graph.expectedRuns = 100
     return graph
@@ -203,11 +208,10 @@ struct KairoScenario: @unchecked Swift.Sendable {
   }
 
   /// 100 heads gathered in one value, split again into 100 values plus one.
-  static let mux = KairoScenario(name: "mux", writes: 20) {
-    let graph = KairoGraph()
+  static let mux = KairoScenario(name: "mux", writes: 20) { graph in
     let heads = (0..<100).map { _ in ValueHolder(0) }
     graph.keep(heads)
-    let all = graph.combined(heads) { $0 }
+    let all = graph.combined(heads.map(graph.node)) { $0 }
     let split = (0..<100).map { index in
       graph.computed(from: graph.computed(from: all) { $0[index] }) { $0 &+ 1 }
     }
@@ -215,11 +219,11 @@ struct KairoScenario: @unchecked Swift.Sendable {
     graph.runIteration = {
       for i in 0..<10 {
         withBatchedUpdates { heads[i].value = i }
-        if split[i].fetchedValue() != i + 1 { return "\(split[i].fetchedValue()) for \(i)" }
+        if split[i].read() != i + 1 { return "\(split[i].read()) for \(i)" }
       }
       for i in 0..<10 {
         withBatchedUpdates { heads[i].value = i * 2 }
-        if split[i].fetchedValue() != i * 2 + 1 { return "\(split[i].fetchedValue()) for \(i * 2)" }
+        if split[i].read() != i * 2 + 1 { return "\(split[i].read()) for \(i * 2)" }
       }
       return nil
     }
@@ -239,15 +243,14 @@ struct KairoScenario: @unchecked Swift.Sendable {
   }
 
   /// One value that reads its head 30 times.
-  static let repeated = KairoScenario(name: "repeated", writes: 100) {
-    let graph = KairoGraph()
-    let current = graph.computed(from: graph.head) { head in
+  static let repeated = KairoScenario(name: "repeated", writes: 100) { graph in
+    let current = graph.computed(from: graph.headNode) { head in
       var result = 0
       for _ in 0..<30 { result &+= head }
       return result
     }
     graph.effect(on: current)
-    graph.check = { i in current.fetchedValue() == i * 30 ? nil : "\(current.fetchedValue()) for \(i)" }
+    graph.check = { i in current.read() == i * 30 ? nil : "\(current.read()) for \(i)" }
     graph.iterations = 100
     graph.expectedRuns = 100
     return graph
@@ -273,10 +276,40 @@ struct KairoScenario: @unchecked Swift.Sendable {
   }
 }
 
-/// A graph of holders and chains for one kairo scenario. It keeps every
-/// holder (a chain holds the holder it sends to weakly) and every observer.
+/// A value of a kairo graph: a holder fed by a chain, or a `Computed`.
+final class KairoNode<Value> {
+  let holder: ValueHolder<Value>?
+  let computed: Computed<Value>?
+
+  init(holder: ValueHolder<Value>) {
+    self.holder = holder
+    computed = nil
+  }
+
+  init(computed: Computed<Value>) {
+    holder = nil
+    self.computed = computed
+  }
+
+  /// The value: a holder's with `fetchedValue()` (`value` would register
+  /// with Observation, and every later write would pay for telling it); a
+  /// computed value's `value`, which makes it a dependency of the one
+  /// being evaluated.
+  func read() -> Value {
+    if let computed { return computed.value }
+    return holder.unsafelyUnwrapped.fetchedValue()
+  }
+}
+
+/// A graph for one kairo scenario, of holders fed by chains or of
+/// `Computed` values. It keeps every holder (a chain holds the holder it
+/// sends to weakly), every computed value and every observer.
 final class KairoGraph {
+  /// Whether the values are `Computed`.
+  let isComputed: Bool
   let head = ValueHolder(0)
+  /// `head` as a node: read with `value` in a graph of computed values.
+  private(set) lazy var headNode = node(head)
   /// The effects' runs since the iteration began.
   let runs = Counter()
   /// The check after write `i`: nil, or what failed.
@@ -288,35 +321,51 @@ final class KairoGraph {
   private var holders: [AnyObject] = []
   private var observers: [Observer] = []
 
-  /// A holder fed by `transform` of `source`'s values.
+  init(computed: Bool) {
+    isComputed = computed
+  }
+
+  /// A head holder as a node: read tracked in a graph of computed values.
+  func node(_ holder: ValueHolder<Int>) -> KairoNode<Int> {
+    isComputed ? KairoNode(computed: Computed { holder.value }) : KairoNode(holder: holder)
+  }
+
+  /// A value computed by `transform` from `source`'s.
   func computed<Source, Value: Equatable>(
-    from source: ValueHolder<Source>,
+    from source: KairoNode<Source>,
     _ transform: @escaping (Source) -> Value
-  ) -> ValueHolder<Value> {
-    let holder = ValueHolder(transform(source.fetchedValue()))
+  ) -> KairoNode<Value> {
+    if isComputed { return KairoNode(computed: Computed { transform(source.read()) }) }
+    let holder = ValueHolder(transform(source.read()))
     holders.append(holder)
-    observers.append(source.chain().map(transform).sendTo(holder).sync())
-    return holder
+    observers.append(source.holder.unsafelyUnwrapped.chain().map(transform).sendTo(holder).sync())
+    return KairoNode(holder: holder)
   }
 
-  /// A holder fed by `transform` of the latest values of `sources`.
+  /// A value computed by `transform` from the latest values of `sources`.
   func combined<Value: Equatable>(
-    _ sources: [ValueHolder<Int>],
+    _ sources: [KairoNode<Int>],
     _ transform: @escaping ([Int]) -> Value
-  ) -> ValueHolder<Value> {
-    let holder = ValueHolder(transform(sources.map { $0.fetchedValue() }))
+  ) -> KairoNode<Value> {
+    if isComputed { return KairoNode(computed: Computed { transform(sources.map { $0.read() }) }) }
+    let holder = ValueHolder(transform(sources.map { $0.read() }))
     holders.append(holder)
-    observers.append(Chain.combine(sources) { $0.chain() }.map(transform).sendTo(holder).sync())
-    return holder
+    observers.append(
+      Chain.combine(sources) { $0.holder.unsafelyUnwrapped.chain() }.map(transform).sendTo(holder).sync()
+    )
+    return KairoNode(holder: holder)
   }
 
-  func effect<Value>(on holder: ValueHolder<Value>, _ work: @escaping () -> Void = {}) {
-    observers.append(
-      holder.chain().do { [runs] _ in
-        work()
-        runs.total &+= 1
-      }.end()
-    )
+  func effect<Value>(on node: KairoNode<Value>, _ work: @escaping () -> Void = {}) {
+    let run: (Value) -> Void = { [runs] _ in
+      work()
+      runs.total &+= 1
+    }
+    if let computed = node.computed {
+      observers.append(computed.chain().do(run).end())
+    } else {
+      observers.append(node.holder.unsafelyUnwrapped.chain().do(run).end())
+    }
   }
 
   func keep(_ objects: [AnyObject]) {

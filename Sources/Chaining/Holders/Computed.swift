@@ -238,8 +238,11 @@ final class ComputedNode: @unchecked Swift.Sendable {
   /// Called on every notification: refreshes the value for its chains.
   @exclusivity(unchecked) var notified: (() -> Void)!
   /// The flush of the value's refreshes, the node of `RankGraph` that what
-  /// it reads is linked to. Set once.
-  @exclusivity(unchecked) weak var flush: WaveFlush?
+  /// it reads is linked to. Set once. Unowned: the `Computed` that owns
+  /// this node owns the flush, and the node reads it only while that
+  /// value evaluates; a weak reference would move the flush, retained on
+  /// every wave it joins, to slower reference counting.
+  @exclusivity(unchecked) unowned(unsafe) var flush: WaveFlush?
   /// Held while the value is updated: one evaluation at a time. Its state
   /// is the dependencies of the last evaluation.
   let evaluation = Protected([ComputedDependency]())
