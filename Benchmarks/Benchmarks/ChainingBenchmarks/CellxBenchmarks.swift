@@ -9,14 +9,22 @@ import Chaining
 /// in a loop. The cost is per value of the graph, at three sizes.
 func cellxBenchmarks() {
   for layers in [1000, 2500, 5000] {
-    Benchmark("cellx \(layers): chaining") { benchmark in
-      let graph = CellxGraph(layers: layers)
-      let rounds = Suite.size(10, smoke: 1)
-      benchmark.measure(operations: rounds * layers * 4) {
-        for round in 0..<rounds { graph.write(round) }
+    // The graph of holders, and the same graph of `Computed` values, each
+    // with a chain as its effect.
+    let graphs: [(name: String, make: () -> any CellxWritable)] = [
+      ("cellx \(layers): chaining", { CellxGraph(layers: layers) }),
+      ("cellx \(layers) computed: chaining", { CellxComputedGraph(layers: layers) }),
+    ]
+    for (name, make) in graphs {
+      Benchmark(name) { benchmark in
+        let graph = make()
+        let rounds = Suite.size(10, smoke: 1)
+        benchmark.measure(operations: rounds * layers * 4) {
+          for round in 0..<rounds { graph.write(round) }
+        }
+        benchmark.expectDelivery(graph.effects)
+        graph.invalidate()
       }
-      benchmark.expectDelivery(graph.effects)
-      graph.invalidate()
     }
 
     // Invalidating every observer of the graph: 8 per layer.
@@ -58,7 +66,14 @@ func cellxBenchmarks() {
 /// The cellx graph built of holders and chains. It keeps every holder: a
 /// chain holds the holder it sends to weakly, and without them the graph
 /// stops at the first layer.
-final class CellxGraph {
+/// A cellx graph: written round by round, its effects counted.
+protocol CellxWritable {
+  var effects: Counter { get }
+  func write(_ round: Int)
+  func invalidate()
+}
+
+final class CellxGraph: CellxWritable {
   let start: [ValueHolder<Int>]
   let end: [ValueHolder<Int>]
   let effects = Counter()
@@ -92,7 +107,10 @@ final class CellxGraph {
   }
 
   /// Writes round `round`'s values to the first layer, in one batch.
-  func write(_ round: Int) {
+  func write(_ round: Int) { Self.write(round, to: start) }
+
+  /// Writes round `round`'s values to `start`, a first layer, in one batch.
+  static func write(_ round: Int, to start: [ValueHolder<Int>]) {
     let values = Self.start(round)
     withBatchedUpdates {
       start[0].value = values.0
@@ -101,6 +119,41 @@ final class CellxGraph {
       start[3].value = values.3
     }
   }
+
+  func invalidate() {
+    for observer in observers { observer.invalidate() }
+  }
+}
+
+/// The cellx graph of `Computed` values: each value of a layer computed
+/// from two of the layer before, read with `value`, and a chain on each
+/// as its effect. The first layer is holders, written as in `CellxGraph`.
+final class CellxComputedGraph: CellxWritable {
+  let start: [ValueHolder<Int>]
+  let effects = Counter()
+  private var observers: [Observer] = []
+
+  init(layers: Int) {
+    let start = (1...4).map { ValueHolder($0) }
+    var layer: [() -> Int] = start.map { holder in { holder.value } }
+    for _ in 0..<layers {
+      let previous = layer
+      let next = [
+        Computed { previous[1]() },
+        Computed { previous[0]() &- previous[2]() },
+        Computed { previous[1]() &+ previous[3]() },
+        Computed { previous[2]() },
+      ]
+      for value in next {
+        observers.append(value.chain().do { [effects] in effects.total &+= $0 }.end())
+      }
+      layer = next.map { value in { value.value } }
+    }
+    self.start = start
+  }
+
+  /// Writes round `round`'s values to the first layer, in one batch.
+  func write(_ round: Int) { CellxGraph.write(round, to: start) }
 
   func invalidate() {
     for observer in observers { observer.invalidate() }

@@ -224,6 +224,8 @@ final class ComputedNode: @unchecked Swift.Sendable {
     /// Incremented by every notification: an update that started before
     /// one leaves the mark it set.
     var notifications: UInt64 = 0
+    /// Set while an update that found the node marked runs.
+    var updating = false
     var dependents: [WeakComputedNode] = []
   }
 
@@ -250,12 +252,19 @@ final class ComputedNode: @unchecked Swift.Sendable {
   /// Marks this node (`dirty` for a changed holder it read, `check` for a
   /// computed value it read that may have changed) and its dependents
   /// `check`.
+  ///
+  /// The dependents are marked when this node's mark changes, or while it
+  /// updates (a dependent that read it meanwhile may be clean): otherwise
+  /// they were marked when it left `clean`, and have not read it since,
+  /// as reading it would have brought it back to `clean`. So a write marks
+  /// each node of a graph at most twice, not once per path to it.
   func notify(_ mark: Mark) {
     let (dependents, wasClean) = state.withLock { state -> ([WeakComputedNode], Bool) in
       state.notifications &+= 1
-      let wasClean = state.mark == .clean
-      if mark == .dirty || wasClean { state.mark = mark }
-      return (state.dependents, wasClean)
+      let old = state.mark
+      if mark == .dirty || old == .clean { state.mark = mark }
+      let tells = state.mark != old || state.updating
+      return (tells ? state.dependents : [], old == .clean)
     }
     if wasClean { invalidated() }
     notified()
@@ -292,8 +301,11 @@ final class ComputedNode: @unchecked Swift.Sendable {
 
   /// `update`, with the evaluation lock held.
   private func updateLocked(_ dependencies: inout [ComputedDependency]) -> UInt64 {
-    let (mark, seen) = state.withLock { ($0.mark, $0.notifications) }
-    if mark == .clean { return state.withLock { $0.version } }
+    let (mark, seen, version) = state.withLock { state in
+      if state.mark != .clean { state.updating = true }
+      return (state.mark, state.notifications, state.version)
+    }
+    if mark == .clean { return version }
     var stale = mark == .dirty
     if !stale {
       stale = dependencies.contains { $0.source.currentVersion() != $0.version }
@@ -306,6 +318,7 @@ final class ComputedNode: @unchecked Swift.Sendable {
       resubscribe(from: old, to: tracked)
     }
     return state.withLock { state in
+      state.updating = false
       if changed { state.version &+= 1 }
       if state.notifications == seen {
         state.mark = .clean
@@ -395,7 +408,9 @@ enum Tracking {
   /// message when it already is (a computed value that reads itself).
   static func enter(_ node: ComputedNode) {
     let state = DeliveryContext.current.state
-    if let start = state.pointee.updating.firstIndex(where: { $0 === node }) {
+    // A set for the check, O(1) at any depth; the list for the message.
+    if !state.pointee.updatingSet.insert(ObjectIdentifier(node)).inserted {
+      let start = state.pointee.updating.firstIndex { $0 === node } ?? 0
       let cycle = (state.pointee.updating[start...].map(\.name) + [node.name]).joined(separator: " -> ")
       fatalError("Computed.value: a computed value reads itself: \(cycle)")
     }
@@ -403,7 +418,9 @@ enum Tracking {
   }
 
   static func leave(_ node: ComputedNode) {
-    DeliveryContext.current.state.pointee.updating.removeLast()
+    let state = DeliveryContext.current.state
+    state.pointee.updating.removeLast()
+    state.pointee.updatingSet.remove(ObjectIdentifier(node))
   }
 
   /// Records a read of `source` at `version` into the innermost

@@ -78,6 +78,9 @@ struct DeliveryContext {
     /// The combines that changed in the current wave, in the order they
     /// first changed; sent when the wave ends.
     var deferred: [WaveFlush.Entry] = []
+    /// Whether `deferred` is sorted for `takeLowestRanked()`: cleared by
+    /// every entry deferred.
+    var deferredSorted = false
     /// The causes of deferred combines that have a few (`Entry.arena`),
     /// each retained until its entry is sent: one buffer, reused wave
     /// after wave, so deferring a combine reached through several chains
@@ -107,6 +110,7 @@ struct DeliveryContext {
     /// The computed values being updated on this thread, for the cycle
     /// check.
     var updating: [ComputedNode] = []
+    var updatingSet: Set<ObjectIdentifier> = []
   }
 
   @usableFromInline let state: UnsafeMutablePointer<State>

@@ -90,6 +90,7 @@ extension DeliveryContext {
     state.pointee.wave = saved.wave
     state.pointee.deferredCount = saved.count
     state.pointee.deferred = saved.deferred
+    state.pointee.deferredSorted = false
     state.pointee.turns = saved.turns
     state.pointee.postponed = saved.postponed
     state.pointee.level = saved.level
@@ -127,6 +128,7 @@ extension DeliveryContext {
     } else if count > 1 {
       arena = retainFlushCauses()
     }
+    state.pointee.deferredSorted = false
     state.pointee.deferred.append(
       WaveFlush.Entry(
         // Retained here, released by `send(_:)` once the pair is sent or
@@ -240,12 +242,31 @@ extension DeliveryContext {
     state.pointee.wave -= 1
   }
 
+  /// Up to how many deferred combines `takeLowestRanked()` searches; more
+  /// are sorted.
+  static var sortedFlushes: Int { 16 }
+
   /// Removes and returns the deferred combine of lowest rank, the first of
   /// them when several share it. Most waves defer one combine.
   private func takeLowestRanked() -> WaveFlush.Entry {
     // Indexed in place: a copy of the array would make the removal copy it.
     let count = state.pointee.deferred.count
     if count == 1 { return state.pointee.deferred.removeLast() }
+    if count > Self.sortedFlushes {
+      // Many at once (the computed values a write marks): sorted once,
+      // highest rank first and, within a rank, the latest first, then
+      // taken from the end, rather than searched each time (O(n²)). An
+      // entry deferred meanwhile asks for another sort.
+      if !state.pointee.deferredSorted {
+        let ranks = state.pointee.deferred.map {
+          $0.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }
+        }
+        let order = ranks.indices.sorted { ranks[$0] != ranks[$1] ? ranks[$0] > ranks[$1] : $0 > $1 }
+        state.pointee.deferred = order.map { state.pointee.deferred[$0] }
+        state.pointee.deferredSorted = true
+      }
+      return state.pointee.deferred.removeLast()
+    }
     var lowest = 0
     var lowestRank = Int.max
     for index in 0..<count {

@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import Testing
 
@@ -94,7 +95,8 @@ import Testing
       a.value = value
       #expect(d.value == value * 5)
     }
-    #expect([counts.0.count, counts.1.count, counts.2.count] == [5, 5, 5])
+    let evaluations: [Int] = [counts.0.count, counts.1.count, counts.2.count]
+    #expect(evaluations == [5, 5, 5])
   }
 
   @Test func keepsWhatItReadsAlive() {
@@ -273,5 +275,63 @@ import Testing
     #expect(total.value == 226)
     flag.value = true
     #expect(total.value == 1_226)
+  }
+
+  @Test func aComputedValueThatReadsAnotherKeepsItAlive() {
+    let a = ValueHolder(1)
+    weak var weakInner: Computed<Int>?
+    let outer: Computed<Int>
+    do {
+      let inner = Computed { a.value * 2 }
+      weakInner = inner
+      outer = Computed { inner.value + 1 }
+      #expect(outer.value == 3)
+    }
+    #expect(weakInner != nil)
+    a.value = 2
+    #expect(outer.value == 5)
+  }
+
+  @Test func theClosureRunsOnTheReadingThread() {
+    let a = ValueHolder(1)
+    let evaluated = Recorder<ObjectIdentifier>()
+    let readers = Recorder<ObjectIdentifier>()
+    let reader = Computed { () -> Int in
+      evaluated.append(ObjectIdentifier(Thread.current))
+      return a.value
+    }
+    for value in 2...3 {
+      spawn {
+        readers.append(ObjectIdentifier(Thread.current))
+        _ = reader.value
+      }.wait()
+      a.value = value
+    }
+    // Two evaluations, each on the thread that read the value.
+    #expect(evaluated.history.count == 2)
+    #expect(evaluated.history == readers.history)
+  }
+
+  @Test func manyValuesMarkedByOneWriteSendInOrderOfRank() {
+    // 40 values in a row, each with a chain: a write marks all of them at
+    // once, more than the wave's end searches, so it sorts them; a
+    // combine of the first and the last still sends once, untorn.
+    let head = ValueHolder(0)
+    var values: [Computed<Int>] = []
+    var previous: () -> Int = { head.value }
+    for _ in 0..<40 {
+      let read = previous
+      let value = Computed { read() + 1 }
+      values.append(value)
+      previous = { value.value }
+    }
+    let sent = Recorder<Int>()
+    let chains = values.map { $0.chain().do { sent.append($0) }.end() }
+    let pairs = Recorder<(Int, Int)>()
+    let combined = values[0].chain().combine(values[39].chain()).do { pairs.append($0) }.sync()
+    head.value = 10
+    #expect(sent.history == Array(11...50))
+    #expect(pairs.history.map { [$0.0, $0.1] } == [[1, 40], [11, 50]])
+    withExtendedLifetime((chains, combined)) {}
   }
 }
