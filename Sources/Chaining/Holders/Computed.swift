@@ -226,7 +226,7 @@ final class ComputedNode: @unchecked Swift.Sendable {
     var notifications: UInt64 = 0
     /// Set while an update that found the node marked runs.
     var updating = false
-    var dependents: [WeakComputedNode] = []
+    var dependents = ComputedDependents()
   }
 
   let state = Protected(State())
@@ -264,7 +264,7 @@ final class ComputedNode: @unchecked Swift.Sendable {
       let old = state.mark
       if mark == .dirty || old == .clean { state.mark = mark }
       let tells = state.mark != old || state.updating
-      return (tells ? state.dependents : [], old == .clean)
+      return (tells ? state.dependents.nodes : [], old == .clean)
     }
     if wasClean { invalidated() }
     notified()
@@ -272,14 +272,11 @@ final class ComputedNode: @unchecked Swift.Sendable {
   }
 
   func addDependent(_ node: ComputedNode) {
-    state.withLock { state in
-      state.dependents.removeAll { $0.node == nil }
-      state.dependents.append(WeakComputedNode(node: node))
-    }
+    state.withLock { $0.dependents.add(node) }
   }
 
   func removeDependent(_ node: ComputedNode) {
-    state.withLock { state in state.dependents.removeAll { $0.node == nil || $0.node === node } }
+    state.withLock { $0.dependents.remove(node) }
   }
 
   /// The version after bringing the value up to date (as a dependency).
@@ -348,6 +345,23 @@ final class ComputedNode: @unchecked Swift.Sendable {
 /// A weak reference to a computed value's node, in a dependents list.
 struct WeakComputedNode {
   weak var node: ComputedNode?
+}
+
+/// The computed values that read a source (a holder, or another computed
+/// value) on their last evaluation, held weakly; under the source's lock.
+struct ComputedDependents {
+  private(set) var nodes: [WeakComputedNode] = []
+
+  /// Adds `node`, dropping the nodes that were freed.
+  mutating func add(_ node: ComputedNode) {
+    nodes.removeAll { $0.node == nil }
+    nodes.append(WeakComputedNode(node: node))
+  }
+
+  /// Removes `node`, and the nodes that were freed.
+  mutating func remove(_ node: ComputedNode) {
+    nodes.removeAll { $0.node == nil || $0.node === node }
+  }
 }
 
 /// What a computed value can depend on: a holder's store (through its
