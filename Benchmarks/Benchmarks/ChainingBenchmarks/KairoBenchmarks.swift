@@ -66,7 +66,7 @@ struct KairoScenario: @unchecked Swift.Sendable {
     let fourth = graph.computed(from: third) { $0 &+ 2 }
     let fifth = graph.computed(from: fourth) { $0 &+ 3 }
     graph.effect(on: fifth) { busy() }
-    graph.check = { i in fifth.read() == 6 ? nil : "\(fifth.read()) for \(i)" }
+    graph.check = { i in fifth.peek() == 6 ? nil : "\(fifth.peek()) for \(i)" }
     graph.iterations = 1_000
     graph.expectedRuns = 0
     return graph
@@ -104,7 +104,7 @@ struct KairoScenario: @unchecked Swift.Sendable {
     }
     graph.effect(on: current)
     graph.check = { i in
-      current.read() == (i % 2 != 0 ? 40 * i : -20 * i) ? nil : "\(current.read()) for \(i)"
+      current.peek() == (i % 2 != 0 ? 40 * i : -20 * i) ? nil : "\(current.peek()) for \(i)"
     }
     graph.iterations = 100
     graph.expectedRuns = 100
@@ -127,7 +127,7 @@ struct KairoScenario: @unchecked Swift.Sendable {
     for _ in 0..<50 { current = graph.computed(from: current) { $0 &+ 1 } }
     graph.effect(on: current)
     let last = current
-    graph.check = { i in last.read() == 50 + i ? nil : "\(last.read()) for \(i)" }
+    graph.check = { i in last.peek() == 50 + i ? nil : "\(last.peek()) for \(i)" }
     graph.iterations = 50
     graph.expectedRuns = 50
     return graph
@@ -149,7 +149,7 @@ struct KairoScenario: @unchecked Swift.Sendable {
       graph.effect(on: last)
     }
     let end = last
-    graph.check = { i in end.read() == i + 50 ? nil : "\(end.read()) for \(i)" }
+    graph.check = { i in end.peek() == i + 50 ? nil : "\(end.peek()) for \(i)" }
     graph.iterations = 50
     graph.expectedRuns = 50 * 50
     return graph
@@ -167,7 +167,7 @@ struct KairoScenario: @unchecked Swift.Sendable {
     let sides = (0..<5).map { _ in graph.computed(from: graph.headNode) { $0 &+ 1 } }
     let sum = graph.combined(sides) { $0.reduce(0, &+) }
     graph.effect(on: sum)
-    graph.check = { i in sum.read() == (i + 1) * 5 ? nil : "\(sum.read()) for \(i)" }
+    graph.check = { i in sum.peek() == (i + 1) * 5 ? nil : "\(sum.peek()) for \(i)" }
     graph.iterations = 500
     graph.expectedRuns = 500
     return graph
@@ -190,7 +190,7 @@ struct KairoScenario: @unchecked Swift.Sendable {
     }
     let sum = graph.combined(list) { $0.reduce(0, &+) }
     graph.effect(on: sum)
-    graph.check = { i in sum.read() == 45 + 10 * i ? nil : "\(sum.read()) for \(i)" }
+    graph.check = { i in sum.peek() == 45 + 10 * i ? nil : "\(sum.peek()) for \(i)" }
     graph.iterations = 100
     graph.expectedRuns = 100
     return graph
@@ -219,11 +219,11 @@ struct KairoScenario: @unchecked Swift.Sendable {
     graph.runIteration = {
       for i in 0..<10 {
         withBatchedUpdates { heads[i].value = i }
-        if split[i].read() != i + 1 { return "\(split[i].read()) for \(i)" }
+        if split[i].peek() != i + 1 { return "\(split[i].peek()) for \(i)" }
       }
       for i in 0..<10 {
         withBatchedUpdates { heads[i].value = i * 2 }
-        if split[i].read() != i * 2 + 1 { return "\(split[i].read()) for \(i * 2)" }
+        if split[i].peek() != i * 2 + 1 { return "\(split[i].peek()) for \(i * 2)" }
       }
       return nil
     }
@@ -250,7 +250,7 @@ struct KairoScenario: @unchecked Swift.Sendable {
       return result
     }
     graph.effect(on: current)
-    graph.check = { i in current.read() == i * 30 ? nil : "\(current.read()) for \(i)" }
+    graph.check = { i in current.peek() == i * 30 ? nil : "\(current.peek()) for \(i)" }
     graph.iterations = 100
     graph.expectedRuns = 100
     return graph
@@ -280,23 +280,37 @@ struct KairoScenario: @unchecked Swift.Sendable {
 final class KairoNode<Value> {
   let holder: ValueHolder<Value>?
   let computed: Computed<Value>?
+  /// Whether reads are tracked: a head holder in a graph of `Computed`
+  /// values, read with `value`.
+  let tracked: Bool
 
-  init(holder: ValueHolder<Value>) {
+  init(holder: ValueHolder<Value>, tracked: Bool = false) {
     self.holder = holder
     computed = nil
+    self.tracked = tracked
   }
 
   init(computed: Computed<Value>) {
     holder = nil
     self.computed = computed
+    tracked = true
   }
 
-  /// The value: a holder's with `fetchedValue()` (`value` would register
-  /// with Observation, and every later write would pay for telling it); a
-  /// computed value's `value`, which makes it a dependency of the one
-  /// being evaluated.
+  /// The value: a computed value's `value`, or a head holder's in a graph
+  /// of them, which makes it a dependency of the one being evaluated;
+  /// otherwise a holder's with `fetchedValue()` (`value` would register
+  /// with Observation, and every later write would pay for telling it).
   func read() -> Value {
     if let computed { return computed.value }
+    if tracked { return holder.unsafelyUnwrapped.value }
+    return holder.unsafelyUnwrapped.fetchedValue()
+  }
+
+  /// The value, for a scenario's checks: `fetchedValue()` of either, which
+  /// registers nothing with Observation (as the holders' checks do not)
+  /// and makes no dependency.
+  func peek() -> Value {
+    if let computed { return computed.fetchedValue() }
     return holder.unsafelyUnwrapped.fetchedValue()
   }
 }
@@ -325,9 +339,10 @@ final class KairoGraph {
     isComputed = computed
   }
 
-  /// A head holder as a node: read tracked in a graph of computed values.
+  /// A head holder as a node: read tracked in a graph of computed values
+  /// (a signal, in the scenarios' own terms).
   func node(_ holder: ValueHolder<Int>) -> KairoNode<Int> {
-    isComputed ? KairoNode(computed: Computed { holder.value }) : KairoNode(holder: holder)
+    KairoNode(holder: holder, tracked: isComputed)
   }
 
   /// A value computed by `transform` from `source`'s.

@@ -267,6 +267,48 @@ func deepChainUnderWrites(round: Int) {
   withExtendedLifetime((links, end)) {}
 }
 
+/// Computed values under writes from two threads while two others read
+/// them: every read of a diamond is untorn (its two sides come from one
+/// write), every value its chain gets too, and once the threads end the
+/// chains' last values are the values read then.
+func computedUnderWrites(round: Int) {
+  let a = ValueHolder(0)
+  let b = ValueHolder(0)
+  let double = Computed { a.value * 2 }
+  let triple = Computed { a.value * 3 }
+  let total = Computed { double.value + triple.value }
+  let pair = Computed { (a.value, b.value) }
+  let torn = Atomic(0)
+  let lastTotal = Mutex(-1)
+  let lastPair = Mutex((-1, -1))
+  let observers = [
+    total.chain().do { value in
+      if value % 5 != 0 { torn.add(1, ordering: .relaxed) }
+      lastTotal.withLock { $0 = value }
+    }.sync(),
+    pair.chain().do { value in lastPair.withLock { $0 = value } }.sync(),
+  ]
+  let writes = 5_000
+  onThreads(4) { index in
+    switch index {
+    case 0: for value in 1...writes { a.value = value }
+    case 1: for value in 1...writes { b.value = value }
+    default:
+      for _ in 0..<writes {
+        if total.value % 5 != 0 { torn.add(1, ordering: .relaxed) }
+        _ = pair.value
+      }
+    }
+  }
+  expect(torn.load(ordering: .relaxed) == 0, "\(torn.load(ordering: .relaxed)) torn reads of a diamond", round: round)
+  expect(total.value == writes * 5, "the diamond ended on \(total.value)", round: round)
+  let sentTotal = lastTotal.withLock { $0 }
+  let sentPair = lastPair.withLock { $0 }
+  expect(sentTotal == writes * 5, "the diamond's chain ended on \(sentTotal)", round: round)
+  expect(sentPair == (writes, writes), "the pair's chain ended on \(sentPair)", round: round)
+  for observer in observers { observer.invalidate() }
+}
+
 let clock = ContinuousClock()
 let start = clock.now
 for round in 1...rounds {
@@ -275,8 +317,9 @@ for round in 1...rounds {
   combineUnderWrites(round: round)
   poolUnderChurn(round: round)
   deepChainUnderWrites(round: round)
+  computedUnderWrites(round: round)
   if round % 20 == 0 { endlessProducers(round: round) }
 }
 print(
-  "ChainingSoak: \(rounds) rounds of 5 scenarios on \(senders + 1) threads, and \(rounds / 20) of endless producers, every count exact (\(clock.now - start))"
+  "ChainingSoak: \(rounds) rounds of 6 scenarios on \(senders + 1) threads, and \(rounds / 20) of endless producers, every count exact (\(clock.now - start))"
 )

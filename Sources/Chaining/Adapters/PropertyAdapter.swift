@@ -66,7 +66,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   /// the new value; nothing happens once the object is gone.
   public var value: T {
     get {
-      store.access(observedBy: self, \.value)
+      store.access(observedBy: self)
       return readValue()
     }
     set {
@@ -88,7 +88,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   /// object, so the answer is one of the two, never a value read from a
   /// dying object.
   public var safeValue: T? {
-    store.access(observedBy: self, \.value)
+    store.access(observedBy: self)
     return store.writeEvents { cached -> ([T], T?, Any?) in
       guard let object else { return ([], nil, nil) }
       cached = object[keyPath: keyPath]

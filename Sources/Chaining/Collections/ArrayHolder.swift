@@ -82,22 +82,22 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   // MARK: Reading
 
   /// The elements.
-  public var raw: [Element] { engine.store.read(observedBy: self, \.raw) { $0 } }
+  public var raw: [Element] { engine.store.read(observedBy: self) { $0 } }
 
   /// The number of elements.
-  public var count: Int { engine.store.read(observedBy: self, \.raw) { $0.count } }
+  public var count: Int { engine.store.read(observedBy: self) { $0.count } }
 
   /// The first element, or `nil` when empty.
-  public var first: Element? { engine.store.read(observedBy: self, \.raw) { $0.first } }
+  public var first: Element? { engine.store.read(observedBy: self) { $0.first } }
 
   /// The last element, or `nil` when empty.
-  public var last: Element? { engine.store.read(observedBy: self, \.raw) { $0.last } }
+  public var last: Element? { engine.store.read(observedBy: self) { $0.last } }
 
   /// The element at `index`; setting it replaces the element (see ``replace(_:at:)``).
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public subscript(index: Int) -> Element {
-    get { engine.entry(at: index, in: "subscript", observedBy: self, \.raw) }
+    get { engine.entry(at: index, in: "subscript", observedBy: self) }
     set { _ = engine.replace(at: index, with: newValue, in: "subscript") }
   }
 
@@ -105,7 +105,7 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public func element(at index: Int) -> Element {
-    engine.entry(at: index, in: "element(at:)", observedBy: self, \.raw)
+    engine.entry(at: index, in: "element(at:)", observedBy: self)
   }
 
   /// The number of elements the holder can store without allocating more,

@@ -67,15 +67,15 @@ public final class DictionaryHolder<Key: Hashable, Value>: Syncable, Receivable 
   // MARK: Reading
 
   /// The entries.
-  public var raw: [Key: Value] { engine.store.read(observedBy: self, \.raw) { $0 } }
+  public var raw: [Key: Value] { engine.store.read(observedBy: self) { $0 } }
 
   /// The number of entries.
-  public var count: Int { engine.store.read(observedBy: self, \.raw) { $0.count } }
+  public var count: Int { engine.store.read(observedBy: self) { $0.count } }
 
   /// The value for `key`, or `nil`. Setting a value inserts or replaces it;
   /// setting `nil` removes it (see ``removeValue(forKey:)``).
   public subscript(key: Key) -> Value? {
-    get { engine.store.read(observedBy: self, \.raw) { $0[key] } }
+    get { engine.store.read(observedBy: self) { $0[key] } }
     set {
       if let newValue {
         _ = engine.update(newValue, forKey: key)

@@ -84,22 +84,22 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
   // MARK: Reading
 
   /// The elements.
-  public var raw: [Element] { engine.store.read(observedBy: self, \.raw) { $0.map(\.element) } }
+  public var raw: [Element] { engine.store.read(observedBy: self) { $0.map(\.element) } }
 
   /// The number of elements.
-  public var count: Int { engine.store.read(observedBy: self, \.raw) { $0.count } }
+  public var count: Int { engine.store.read(observedBy: self) { $0.count } }
 
   /// The first element, or `nil` when empty.
-  public var first: Element? { engine.store.read(observedBy: self, \.raw) { $0.first?.element } }
+  public var first: Element? { engine.store.read(observedBy: self) { $0.first?.element } }
 
   /// The last element, or `nil` when empty.
-  public var last: Element? { engine.store.read(observedBy: self, \.raw) { $0.last?.element } }
+  public var last: Element? { engine.store.read(observedBy: self) { $0.last?.element } }
 
   /// The element at `index`; setting it replaces the element (see ``replace(_:at:)``).
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public subscript(index: Int) -> Element {
-    get { engine.entry(at: index, in: "subscript", observedBy: self, \.raw).element }
+    get { engine.entry(at: index, in: "subscript", observedBy: self).element }
     set { engine.replace(at: index, with: makeEntry(newValue), in: "subscript").stop() }
   }
 
@@ -107,7 +107,7 @@ public final class RelayableArrayHolder<Element: Sendable>: Syncable, Receivable
   ///
   /// - Parameter index: A valid index; an index out of range stops the program.
   public func element(at index: Int) -> Element {
-    engine.entry(at: index, in: "element(at:)", observedBy: self, \.raw).element
+    engine.entry(at: index, in: "element(at:)", observedBy: self).element
   }
 
   /// The number of elements the holder can store without allocating more,

@@ -85,15 +85,15 @@ public final class RelayableDictionaryHolder<Key: Hashable, Value: Sendable>: Sy
   // MARK: Reading
 
   /// The entries.
-  public var raw: [Key: Value] { engine.store.read(observedBy: self, \.raw) { $0.mapValues(\.element) } }
+  public var raw: [Key: Value] { engine.store.read(observedBy: self) { $0.mapValues(\.element) } }
 
   /// The number of entries.
-  public var count: Int { engine.store.read(observedBy: self, \.raw) { $0.count } }
+  public var count: Int { engine.store.read(observedBy: self) { $0.count } }
 
   /// The value for `key`, or `nil`. Setting a value stores it and relays it
   /// (instead of the value it replaces); setting `nil` removes it.
   public subscript(key: Key) -> Value? {
-    get { engine.store.read(observedBy: self, \.raw) { $0[key]?.element } }
+    get { engine.store.read(observedBy: self) { $0[key]?.element } }
     set {
       if let newValue {
         engine.update(makeEntry(newValue, forKey: key), forKey: key)?.stop()

@@ -39,9 +39,11 @@ import Observation
 /// ### Threads
 /// `value` may be read on any thread. The closure runs on the reading
 /// thread (for a chain, the thread whose wave changed a dependency),
-/// under a lock of this value: several threads reading a changed value
-/// wait for one evaluation. Keep it free of writes: a holder it writes
-/// and reads would mark the value changed again.
+/// under this value's claim, and no lock: several threads reading a
+/// changed value wait for one evaluation. A clean value is read under a
+/// lock that all computed values share, held for a few instructions. Keep
+/// the closure free of writes: a holder it writes and reads would mark
+/// the value changed again.
 ///
 /// ### Retention
 /// A computed value holds what it read on its last evaluation, strongly:
@@ -54,7 +56,8 @@ import Observation
 /// ### Observation
 /// Reading `value` inside `withObservationTracking` (a SwiftUI `body`)
 /// registers the read; the first change of a dependency afterwards calls
-/// `onChange`, without evaluating the value.
+/// `onChange`, without evaluating the value. The holders the closure
+/// reads are not registered themselves: this value's read covers them.
 ///
 /// ### Cycles
 /// A computed value that reads itself, directly or through others, stops
@@ -62,29 +65,9 @@ import Observation
 /// `Computed.value: a computed value reads itself: first -> second ->
 /// first`. (A cycle evaluated from two threads at once may deadlock
 /// instead.)
-public final class Computed<Value>: @unchecked Swift.Sendable {
-  // @unchecked: `cached` is written only while `node`'s evaluation lock
-  // and its state lock are held, and read under either.
-
-  let node: ComputedNode
-  private let compute: () -> Value
-  private let areEqual: ((Value, Value) -> Bool)?
-  @exclusivity(unchecked) private var cached: Value?
-
-  /// Registers reads with Observation and tells it of changes: an object
-  /// of a generic class made once, whose methods find this type's
-  /// metadata in it rather than in the runtime's caches on every read.
-  private var observation: ComputedObservation<Value>!
-  /// The chains on this value: a changed value is broadcast to them.
-  let core = _SenderCore<Value>()
-  /// The gate the refreshes for chains run through, one at a time.
-  private let refreshGate = DeliveryGate(held: false)
-  /// Refreshes the value for its chains at a wave's end, ranked above what
-  /// it read (see `RankGraph`).
-  private var flush: WaveFlush!
-  /// The version last broadcast to the chains, once one is subscribed:
-  /// under `refreshGate` after that.
-  private let sent = Protected<UInt64?>(nil)
+public final class Computed<Value>: Swift.Sendable {
+  /// The value's state, what `Computed` values that read it hold.
+  let box: ComputedBox<Value>
 
   /// A computed value whose every evaluation counts as a change.
   ///
@@ -92,359 +75,201 @@ public final class Computed<Value>: @unchecked Swift.Sendable {
   ///   - name: What the cycle check's message calls it; its type when nil.
   ///   - compute: The closure, evaluated on the reading thread.
   public init(name: String? = nil, _ compute: @escaping () -> Value) {
-    self.compute = compute
-    areEqual = nil
-    node = ComputedNode(name: name ?? "Computed<\(Value.self)>", core: core)
-    connect()
+    box = ComputedBox(name: name ?? "Computed<\(Value.self)>", compute: compute, areEqual: nil)
   }
 
   /// A computed value whose evaluation equal to the previous one is no
   /// change: what reads it is not evaluated again.
   public init(name: String? = nil, _ compute: @escaping () -> Value) where Value: Equatable {
-    self.compute = compute
-    areEqual = { $0 == $1 }
-    node = ComputedNode(name: name ?? "Computed<\(Value.self)>", core: core)
-    connect()
+    box = ComputedBox(name: name ?? "Computed<\(Value.self)>", compute: compute, areEqual: { $0 == $1 })
   }
 
-  private func connect() {
-    observation = ComputedObservation(self)
-    flush = WaveFlush(gate: refreshGate) { [weak self] in self?.refresh() }
-    flush.takeRank()
-    node.flush = flush
-    RankGraph.link(flush, to: core)
-    // Unowned: the node evaluates only for a reader of this value, or for
-    // a computed value that read it, whose dependency holds it.
-    node.evaluator = { [unowned self] in self.evaluate() }
-    // Weak: a holder's write may reach the node while this value is freed.
-    node.invalidated = { [weak self] in self?.observation.changed() }
-    node.notified = { [weak self] in self?.scheduleRefresh() }
-  }
-
-  /// A dependency may have changed: with chains on this value, refresh it
-  /// at the end of the wave (at once outside one), through `refreshGate`.
-  private func scheduleRefresh() {
-    guard sent.withLock({ $0 }) != nil else { return }
-    refreshGate.deliver(
-      (),
-      to: { [self] _ in
-        let context = DeliveryContext.current
-        if context.isInWave {
-          flush.changed(in: context)
-        } else {
-          refresh()
-        }
-      },
-      dropsEchoes: false,
-      in: DeliveryContext.current
-    )
-  }
-
-  /// Under `refreshGate`: brings the value up to date and broadcasts it to
-  /// the chains if its version moved since the last broadcast.
-  private func refresh() {
-    let now = current()
-    let changed = sent.withLock { sent in
-      guard sent != now.version else { return false }
-      sent = now.version
-      return true
-    }
-    if changed { core.broadcast(now.value) }
-  }
-
-  /// The value and its version, brought up to date.
-  private func current() -> (value: Value, version: UInt64) {
-    // Clean: the cached value, under the state lock alone. The lock's
-    // result is not generic: a tuple with `Value` in it would be looked up
-    // in the runtime's metadata caches on every read.
-    var value: Value?
-    let version = node.state.withLock { state -> UInt64? in
-      guard state.mark == .clean else { return nil }
-      value = cached
-      return state.version
-    }
-    if let version { return (value.unsafelyUnwrapped, version) }
-    return node.update { self.cached.unsafelyUnwrapped }
+  deinit {
+    // No chain is left (each keeps this value), nor a computed value that
+    // reads it (each keeps it too): the flush of the chains' refreshes,
+    // which holds the box, is no longer needed.
+    box.detachFlush()
   }
 
   /// The value, evaluated first if a dependency changed since the last
   /// evaluation. Read inside another computed value's closure, it makes
   /// this one a dependency of that one.
-  public var value: Value {
-    observation.access()
-    let (value, version) = current()
-    if DeliveryContext.current.state.pointee.trackingCount != 0 {
-      Tracking.recordRead(of: node, owner: self, version: version)
-    }
+  public var value: Value { box.read(owner: self) }
+}
+
+// MARK: - ComputedBox
+
+/// A computed value's closure, value and chains: the node that computed
+/// values reading it hold, and that its `Computed` wraps.
+final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
+  // @unchecked: `cached` is written only under the claim and the graph's
+  // lock, and read under either; `evaluated` only under the claim.
+
+  private let compute: () -> Value
+  /// `==`, when `comparesValues`. Not optional, and the values below are
+  /// in slots rather than optionals: each use of a `Value?` or of an
+  /// optional closure looked up its metadata in the runtime's caches, a
+  /// fifth of kairo's diamond.
+  private let areEqual: (Value, Value) -> Bool
+  private let comparesValues: Bool
+  /// The value (`cached`), initialized by the first evaluation (the mark
+  /// is `dirty` until then); and an evaluation's result until `commit`,
+  /// then the value it replaced, until `dropEvaluated` (`evaluated`).
+  private let cached = UnsafeMutablePointer<Value>.allocate(capacity: 2)
+  private var evaluated: UnsafeMutablePointer<Value> { cached + 1 }
+  /// Whether `cached` is initialized. Under the claim.
+  @exclusivity(unchecked) private var hasValue = false
+  /// Whether `evaluated` is initialized. Under the claim.
+  @exclusivity(unchecked) private var hasEvaluated = false
+  /// The chains on this value: a changed value is broadcast to them.
+  let core = _SenderCore<Value>()
+  /// The version last broadcast to the chains, once one is subscribed:
+  /// under the flush's gate after that.
+  private let sent = Protected<UInt64?>(nil)
+
+  init(name: String, compute: @escaping () -> Value, areEqual: ((Value, Value) -> Bool)?) {
+    self.compute = compute
+    self.areEqual = areEqual ?? { _, _ in false }
+    comparesValues = areEqual != nil
+    super.init(name: name)
+  }
+
+  /// The value and its version, brought up to date.
+  ///
+  /// The graph's lock is taken and given back by hand here: a closure
+  /// that copied `Value` out would look up `Optional<Value>`'s metadata in
+  /// the runtime's caches on every read, a third of a clean read's time.
+  ///
+  /// The version comes back through `version`, not in a tuple: a tuple
+  /// with `Value` in it is looked up in the runtime's caches every time.
+  func current(version: inout UInt64) -> Value {
+    let runner = DeliveryContext.current.runner
+    ComputedGraph.manualLock()
+    let wakes = mark == .clean ? false : updateLocked(runner: runner)
+    let value = cached.pointee
+    version = self.version
+    ComputedGraph.manualUnlock()
+    if wakes { wakeWaiters() }
     return value
   }
 
-  /// Evaluates the closure, with its reads tracked; returns whether the
-  /// value changed. Called with the evaluation lock held.
-  private func evaluate() -> Bool {
-    // Called by `node` with its evaluation lock held: no other thread
-    // writes `cached`, which is written under the state lock too, for the
-    // readers of a clean value.
-    let new = compute()
-    let changed = cached.map { old in areEqual.map { !$0(old, new) } ?? true } ?? true
-    node.state.withLock { _ in cached = new }
-    return changed
-  }
-}
-
-// MARK: - ComputedNode
-
-/// The state of a computed value that is not generic: its mark, version,
-/// dependencies and dependents.
-///
-/// Push, then pull. A changed holder marks the computed values that read
-/// it `dirty`, and those mark what reads them `check`; nothing is
-/// evaluated then. A read updates the value: `check` asks each dependency
-/// for its version (updating a computed one first) and evaluates only if
-/// one of them changed; `dirty` evaluates. An evaluation equal to the
-/// previous one keeps the version, so what reads it is not evaluated.
-final class ComputedNode: @unchecked Swift.Sendable {
-  enum Mark { case clean, check, dirty }
-
-  /// What the cycle check's message calls this value.
-  let name: String
-  /// The sender core of the value's chains: what reads this value ranks
-  /// above it.
-  unowned let rankCore: any Ranked
-
-  init(name: String, core: any Ranked) {
-    self.name = name
-    rankCore = core
-  }
-
-  struct State {
-    var mark = Mark.dirty
-    /// Incremented by every evaluation that changed the value.
+  /// The value, brought up to date.
+  func current() -> Value {
     var version: UInt64 = 0
-    /// Incremented by every notification: an update that started before
-    /// one leaves the mark it set.
-    var notifications: UInt64 = 0
-    /// Set while an update that found the node marked runs.
-    var updating = false
-    var dependents = ComputedDependents()
+    return current(version: &version)
   }
 
-  let state = Protected(State())
-  /// Evaluates the closure (set once by the `Computed` that owns this
-  /// node, which this node never outlives while it is read); returns
-  /// whether the value changed.
-  @exclusivity(unchecked) var evaluator: (() -> Bool)!
-  /// Tells Observation that the value changed: called when a clean value
-  /// is first marked, so once per change a reader has seen. Set once.
-  @exclusivity(unchecked) var invalidated: (() -> Void)!
-  /// Called on every notification: refreshes the value for its chains.
-  @exclusivity(unchecked) var notified: (() -> Void)!
-  /// The flush of the value's refreshes, the node of `RankGraph` that what
-  /// it reads is linked to. Set once. Unowned: the `Computed` that owns
-  /// this node owns the flush, and the node reads it only while that
-  /// value evaluates; a weak reference would move the flush, retained on
-  /// every wave it joins, to slower reference counting.
-  @exclusivity(unchecked) unowned(unsafe) var flush: WaveFlush?
-  /// Held while the value is updated: one evaluation at a time. Its state
-  /// is the dependencies of the last evaluation.
-  let evaluation = Protected([ComputedDependency]())
-
-  /// Marks this node (`dirty` for a changed holder it read, `check` for a
-  /// computed value it read that may have changed) and its dependents
-  /// `check`.
-  ///
-  /// The dependents are marked when this node's mark changes, or while it
-  /// updates (a dependent that read it meanwhile may be clean): otherwise
-  /// they were marked when it left `clean`, and have not read it since,
-  /// as reading it would have brought it back to `clean`. So a write marks
-  /// each node of a graph at most twice, not once per path to it.
-  func notify(_ mark: Mark) {
-    let (dependents, wasClean) = state.withLock { state -> ([WeakComputedNode], Bool) in
-      state.notifications &+= 1
-      let old = state.mark
-      if mark == .dirty || old == .clean { state.mark = mark }
-      let tells = state.mark != old || state.updating
-      return (tells ? state.dependents.nodes : [], old == .clean)
+  /// `Computed.value`: registers the read with Observation outside an
+  /// evaluation, and as a dependency inside one (where the reading
+  /// value's own registration covers it). A dependency holds `owner`,
+  /// the `Computed` read.
+  func read(owner: AnyObject) -> Value {
+    let state = DeliveryContext.current.state
+    if state.pointee.trackingCount != 0 {
+      var version: UInt64 = 0
+      let value = current(version: &version)
+      Tracking.recordRead(of: self, owner: owner, version: version)
+      return value
     }
-    if wasClean { invalidated() }
-    notified()
-    for dependent in dependents { dependent.node?.notify(.check) }
-  }
-
-  func addDependent(_ node: ComputedNode) {
-    state.withLock { $0.dependents.add(node) }
-  }
-
-  func removeDependent(_ node: ComputedNode) {
-    state.withLock { $0.dependents.remove(node) }
-  }
-
-  /// The version after bringing the value up to date (as a dependency).
-  func currentVersion() -> UInt64 {
-    Tracking.enter(self)
-    defer { Tracking.leave(self) }
-    return evaluation.withLock { updateLocked(&$0) }
-  }
-
-  /// Brings the value up to date and returns it with its version.
-  func update<Value>(reading read: () -> Value) -> (Value, UInt64) {
-    Tracking.enter(self)
-    defer { Tracking.leave(self) }
-    return evaluation.withLock { dependencies in
-      let version = updateLocked(&dependencies)
-      return (read(), version)
-    }
-  }
-
-  /// `update`, with the evaluation lock held.
-  private func updateLocked(_ dependencies: inout [ComputedDependency]) -> UInt64 {
-    let (mark, seen, version) = state.withLock { state in
-      if state.mark != .clean { state.updating = true }
-      return (state.mark, state.notifications, state.version)
-    }
-    if mark == .clean { return version }
-    var stale = mark == .dirty
-    if !stale {
-      stale = dependencies.contains { $0.source.currentVersion() != $0.version }
-    }
-    var changed = false
-    if stale {
-      let tracked = Tracking.evaluate(for: self) { changed = evaluator() }
-      let old = dependencies
-      dependencies = tracked
-      resubscribe(from: old, to: tracked)
-    }
-    return state.withLock { state in
-      state.updating = false
-      if changed { state.version &+= 1 }
-      if state.notifications == seen {
-        state.mark = .clean
-        // A dependency that changed after it was read, before this node
-        // was its dependent, told no one.
-        if dependencies.contains(where: { $0.source.currentVersionIfClean() != $0.version }) { state.mark = .check }
-      }
-      return state.version
-    }
-  }
-
-  private func resubscribe(from old: [ComputedDependency], to new: [ComputedDependency]) {
-    for dependency in new where !old.contains(where: { $0.source === dependency.source }) {
-      dependency.source.addDependent(self)
-      if let flush { RankGraph.link(dependency.source.rankNode, to: flush) }
-    }
-    for dependency in old where !new.contains(where: { $0.source === dependency.source }) {
-      dependency.source.removeDependent(self)
-    }
+    observation.access()
+    ComputedGraph.manualLock()
+    observed = true
+    let wakes = mark == .clean ? false : updateLocked(runner: Int(bitPattern: state))
+    let value = cached.pointee
+    ComputedGraph.manualUnlock()
+    if wakes { wakeWaiters() }
+    return value
   }
 
   deinit {
-    for dependency in evaluation.withLock({ $0 }) { dependency.source.removeDependent(self) }
-  }
-}
-
-/// A weak reference to a computed value's node, in a dependents list.
-struct WeakComputedNode {
-  weak var node: ComputedNode?
-}
-
-/// The computed values that read a source (a holder, or another computed
-/// value) on their last evaluation, held weakly; under the source's lock.
-struct ComputedDependents {
-  private(set) var nodes: [WeakComputedNode] = []
-
-  /// Adds `node`, dropping the nodes that were freed.
-  mutating func add(_ node: ComputedNode) {
-    nodes.removeAll { $0.node == nil }
-    nodes.append(WeakComputedNode(node: node))
+    if hasValue { cached.deinitialize(count: 1) }
+    if hasEvaluated { evaluated.deinitialize(count: 1) }
+    cached.deallocate()
   }
 
-  /// Removes `node`, and the nodes that were freed.
-  mutating func remove(_ node: ComputedNode) {
-    nodes.removeAll { $0.node == nil || $0.node === node }
-  }
-}
-
-/// What a computed value can depend on: a holder's store (through its
-/// Observation hook) or another computed value's node.
-protocol ComputedSource: AnyObject {
-  func addDependent(_ node: ComputedNode)
-  func removeDependent(_ node: ComputedNode)
-  /// The version now, brought up to date when it is a computed value.
-  func currentVersion() -> UInt64
-  /// The version now if it is known without an evaluation, else nil.
-  func currentVersionIfClean() -> UInt64?
-  /// The sender core whose level a computed value that reads this one
-  /// ranks above (see `RankGraph`).
-  var rankNode: any Ranked { get }
-}
-
-extension ComputedNode: ComputedSource {
-  func currentVersionIfClean() -> UInt64? {
-    state.withLock { $0.mark == .clean ? $0.version : nil }
+  override func evaluate() -> Bool {
+    let new = compute()
+    // `cached` is written under the claim, which this thread holds.
+    if hasValue, comparesValues, areEqual(cached.pointee, new) { return false }
+    evaluated.initialize(to: new)
+    hasEvaluated = true
+    return true
   }
 
-  var rankNode: any Ranked { rankCore }
-}
-
-/// A dependency read by the last evaluation: the source, what keeps it
-/// alive (the holder or computed value read), and its version then.
-struct ComputedDependency {
-  let source: any ComputedSource
-  let owner: AnyObject
-  let version: UInt64
-}
-
-// MARK: - Tracking
-
-/// The evaluations in progress on each thread, innermost last: reads made
-/// by the closure of the innermost are its dependencies.
-@usableFromInline
-enum Tracking {
-  final class Frame {
-    unowned let node: ComputedNode
-    var reads: [ComputedDependency] = []
-    init(node: ComputedNode) { self.node = node }
-  }
-
-  /// Runs `body`, the evaluation of `node`, and returns what it read.
-  static func evaluate(for node: ComputedNode, _ body: () -> Void) -> [ComputedDependency] {
-    let state = DeliveryContext.current.state
-    let frame = Frame(node: node)
-    state.pointee.tracking.append(frame)
-    state.pointee.trackingCount += 1
-    body()
-    state.pointee.trackingCount -= 1
-    state.pointee.tracking.removeLast()
-    return frame.reads
-  }
-
-  /// Notes that `node` is being updated on this thread; stops with a
-  /// message when it already is (a computed value that reads itself).
-  static func enter(_ node: ComputedNode) {
-    let state = DeliveryContext.current.state
-    // A set for the check, O(1) at any depth; the list for the message.
-    if !state.pointee.updatingSet.insert(ObjectIdentifier(node)).inserted {
-      let start = state.pointee.updating.firstIndex { $0 === node } ?? 0
-      let cycle = (state.pointee.updating[start...].map(\.name) + [node.name]).joined(separator: " -> ")
-      fatalError("Computed.value: a computed value reads itself: \(cycle)")
+  override func commit() {
+    if hasValue {
+      swap(&cached.pointee, &evaluated.pointee)
+    } else {
+      cached.moveInitialize(from: evaluated, count: 1)
+      hasValue = true
+      hasEvaluated = false
     }
-    state.pointee.updating.append(node)
   }
 
-  static func leave(_ node: ComputedNode) {
-    let state = DeliveryContext.current.state
-    state.pointee.updating.removeLast()
-    state.pointee.updatingSet.remove(ObjectIdentifier(node))
+  override func keepsEvaluated() -> Bool {
+    guard hasEvaluated else { return false }
+    guard _isPOD(Value.self) else { return true }
+    evaluated.deinitialize(count: 1)
+    hasEvaluated = false
+    return false
   }
 
-  /// Records a read of `source` at `version` into the innermost
-  /// evaluation on this thread, if any.
-  @usableFromInline
-  static func recordRead(of source: AnyObject, owner: AnyObject, version: UInt64) {
-    let state = DeliveryContext.current.state
-    guard let frame = state.pointee.tracking.last, let source = source as? any ComputedSource else { return }
-    if frame.reads.contains(where: { $0.source === source }) { return }
-    frame.reads.append(ComputedDependency(source: source, owner: owner, version: version))
+  override func dropEvaluated() {
+    if hasEvaluated {
+      evaluated.deinitialize(count: 1)
+      hasEvaluated = false
+    }
+  }
+
+  override func link(_ source: ComputedSource) {
+    RankGraph.link(source.rankNode, to: core)
+    if let flush = ComputedGraph.withLock({ _ in flush }) { RankGraph.link(source.rankNode, to: flush) }
+  }
+
+  override var rankNode: any Ranked { core }
+
+  /// Under the flush's gate: brings the value up to date and broadcasts
+  /// it to the chains if its version moved since the last broadcast.
+  private func refresh() {
+    var version: UInt64 = 0
+    let value = current(version: &version)
+    let changed = sent.withLock { sent in
+      guard sent != version else { return false }
+      sent = version
+      return true
+    }
+    if changed { core.broadcast(value) }
+  }
+
+  /// Drops the flush of the chains' refreshes, and with it the cycle
+  /// through its closure. A wave that holds the flush still runs it once,
+  /// for no chain.
+  func detachFlush() {
+    let detached = ComputedGraph.withLock { _ -> WaveFlush? in
+      defer { flush = nil }
+      return flush
+    }
+    _ = consume detached  // released here, outside the lock
+  }
+
+  /// Makes the flush of the chains' refreshes, once, and links it above
+  /// what the value reads and below what reads it (see `RankGraph`).
+  fileprivate func makeFlush() {
+    if ComputedGraph.withLock({ _ in flush != nil }) { return }
+    let gate = DeliveryGate(held: false)
+    // Strong: the cycle lasts until the `Computed` goes (`detachFlush()`),
+    // which its chains outlive. A weak reference would move every retain
+    // and release of the box to the runtime's slow path.
+    let made = WaveFlush(gate: gate) { [self] in refresh() }
+    made.takeRank()
+    let installed = ComputedGraph.withLock { _ -> Bool in
+      if flush != nil { return false }
+      flush = made
+      return true
+    }
+    guard installed else { return }
+    RankGraph.link(made, to: core)
+    for source in dependencyRankNodes() { RankGraph.link(source, to: made) }
   }
 }
 
@@ -463,44 +288,26 @@ extension Computed: Syncable {
   }
 
   /// The value, for `sync()`.
-  public func fetchedValue() -> Value { value }
+  public func fetchedValue() -> Value { box.current() }
 
   /// This value's core. Not API.
-  public func _senderCore(creating: Bool) -> _SenderCore<Value>? { core }
+  public func _senderCore(creating: Bool) -> _SenderCore<Value>? { box.core }
 
   /// Subscribes a finished chain: from now on, a change of the value is
   /// broadcast at the end of the wave that caused it. Not API.
   public func _subscribe(_ context: _ChainContext, _ handler: @escaping (Value) -> Void) {
-    let version = current().version
+    box.subscribe(context, handler)
+  }
+}
+
+extension ComputedBox {
+  fileprivate func subscribe(_ context: _ChainContext, _ handler: @escaping (Value) -> Void) {
+    makeFlush()
+    var version: UInt64 = 0
+    _ = current(version: &version)
     sent.withLock { sent in
       if sent == nil { sent = version }
     }
     context.add(core.subscribe(gate: context.gate, handler: handler))
-  }
-}
-
-/// A computed value's Observation registrar, with its subject and key path.
-final class ComputedObservation<Value>: @unchecked Swift.Sendable {
-  // @unchecked: the registrar is `Swift.Sendable`; the other properties
-  // are constants.
-
-  let registrar = ObservationRegistrar()
-  /// The computed value, which owns this object and outlives its calls.
-  unowned(unsafe) let subject: Computed<Value>
-  let keyPath: KeyPath<Computed<Value>, Value> = \.value
-
-  init(_ subject: Computed<Value>) {
-    self.subject = subject
-  }
-
-  /// Registers a read with the tracking in progress on this thread.
-  func access() {
-    registrar.access(subject, keyPath: keyPath)
-  }
-
-  /// Tells the trackings that read the value that it changed.
-  func changed() {
-    registrar.willSet(subject, keyPath: keyPath)
-    registrar.didSet(subject, keyPath: keyPath)
   }
 }

@@ -60,7 +60,7 @@ public final class EventableValueHolder<T>: Syncable, Receivable {
   /// The current value. Setting it sends ``Event/current(_:)``.
   @inlinable
   public var value: T {
-    get { store.read(observedBy: self, \.value) { $0 } }
+    get { store.read(observedBy: self) { $0 } }
     set { store.replace(with: newValue) { .current($0) } }
   }
 

@@ -68,7 +68,7 @@ public final class RelayableValueHolder<T: Sendable>: Syncable, Receivable {
   /// The held object. Setting another object sends ``Event/current(_:)`` and
   /// moves relaying to it.
   public var value: T {
-    get { store.read(observedBy: self, \.value) { $0!.element } }
+    get { store.read(observedBy: self) { $0!.element } }
     set {
       // The new relay is made before locking; the one that is not kept
       // stops after unlocking, since stopping may wait for a relay in flight.

@@ -42,7 +42,7 @@ public final class Suspender: Syncable, Receivable {
   ///
   /// Setting it to the value it already has does nothing.
   public var isSuspended: Bool {
-    get { state.store.read(observedBy: self, \.isSuspended) { $0 } }
+    get { state.store.read(observedBy: self) { $0 } }
     set { state.value = newValue }
   }
 

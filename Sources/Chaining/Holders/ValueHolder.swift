@@ -59,7 +59,7 @@ public final class ValueHolder<T>: Syncable, Receivable {
   /// nothing.
   @inlinable
   public var value: T {
-    get { store.read(observedBy: self, \.value) { $0 } }
+    get { store.read(observedBy: self) { $0 } }
     set { store.replace(with: newValue) { $0 } }
   }
 

@@ -34,15 +34,10 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
     store.withLock { entries, _ in entries.reserveCapacity(minimumCapacity) }
   }
 
-  /// The entry at `index`, read under the lock as an access of `subject`'s
-  /// `keyPath` (see `HolderStore.read(observedBy:_:_:)`).
-  func entry<Subject: Observable & AnyObject, Member>(
-    at index: Int,
-    in method: String,
-    observedBy subject: Subject,
-    _ keyPath: @autoclosure () -> KeyPath<Subject, Member>
-  ) -> Entry {
-    store.read(observedBy: subject, keyPath()) { entries in
+  /// The entry at `index`, read under the lock as a registering read of
+  /// `subject` (see `HolderStore.read(observedBy:_:)`).
+  func entry(at index: Int, in method: String, observedBy subject: AnyObject) -> Entry {
+    store.read(observedBy: subject) { entries in
       check(index, count: entries.count, method)
       return entries[index]
     }

@@ -102,15 +102,20 @@ struct DeliveryContext {
     /// a `sendTo` target or a join next, innermost last (see
     /// `RankGraph.beginBuilding(_:in:)`).
     var buildFrames: [BuildFrame] = []
-    /// The evaluations of computed values in progress on this thread,
-    /// innermost last (see `Tracking`).
-    var tracking: [Tracking.Frame] = []
-    /// `tracking.count`, read by every holder read.
+    /// The innermost evaluation of a computed value in progress on this
+    /// thread: the reads it makes are its dependencies (see `Tracking`).
+    /// The others follow through `ComputedNode.trackingParent`.
+    var tracking: Unmanaged<ComputedNode>?
+    /// How many evaluations are in progress on this thread, read by every
+    /// holder read.
     @usableFromInline var trackingCount = 0
-    /// The computed values being updated on this thread, for the cycle
-    /// check.
-    var updating: [ComputedNode] = []
-    var updatingSet: Set<ObjectIdentifier> = []
+    /// The innermost computed value being updated on this thread, for the
+    /// cycle check's message; the others follow through
+    /// `ComputedNode.updatingParent`.
+    var updating: Unmanaged<ComputedNode>?
+    /// The effects of the marking walks in progress on this thread (see
+    /// `ComputedGraph.changed(_:)`).
+    var computedEffects: [ComputedGraph.Effect] = []
   }
 
   @usableFromInline let state: UnsafeMutablePointer<State>

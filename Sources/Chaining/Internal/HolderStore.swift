@@ -21,7 +21,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   @usableFromInline @exclusivity(unchecked) var value: State
   /// The holder's Observation registrar, made the first time its state is
   /// read through an accessor that registers the read (see
-  /// `read(observedBy:_:_:)`), and never changed after. Until then a
+  /// `read(observedBy:_:)`), and never changed after. Until then a
   /// changing write pays one load and one branch for Observation, not the
   /// registrar's lock and key path lookup.
   ///
@@ -35,6 +35,12 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// count it last saw, to tell whether a write it has not yet handled came
   /// in between (see `replace(with:ifVersion:event:)`). Guarded by the lock.
   @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
+  /// Whether the state was read through an accessor that registers with
+  /// Observation, outside a computed value's evaluation, since a write
+  /// last told Observation: only then does the next changing write tell
+  /// it (a read inside an evaluation is covered by the computed value's
+  /// own registration). Guarded by the lock.
+  @usableFromInline @exclusivity(unchecked) var observationRead = false
 
   @usableFromInline
   init(_ initial: State) {
@@ -44,6 +50,20 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   deinit {
     // The holder is gone: no write will broadcast again.
     core.senderEnded()
+  }
+
+  /// Whom a changing write must tell after its delivery, taken under the
+  /// lock: nobody (no registrar was made); the computed values that read
+  /// the holder, if any; or those and Observation too.
+  @usableFromInline enum Observers { case none, dependents, all }
+
+  /// Takes whom a changing write must tell. Under the lock.
+  @inlinable @inline(__always)
+  func takeObservers(changes: Bool = true) -> Observers {
+    if !changes || observation == nil { return .none }
+    if !observationRead { return .dependents }
+    observationRead = false
+    return .all
   }
 
   /// Runs `body` with the state and the core's state, under the core's lock.
@@ -102,21 +122,21 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   @inlinable @inline(__always)
   func replace(with newValue: State, ifVersion expected: UInt64?, event: (State) -> Event) -> UInt64? {
     // Not `write`: its type-erased garbage would box the old value.
-    typealias Outcome = (_SenderCore<Event>.Claim, State?, Bool, UInt64?)
-    let (claim, old, observed, after) = withLock { stored, coreState -> Outcome in
-      if let expected, version != expected { return (.none, nil, false, nil) }
+    typealias Outcome = (_SenderCore<Event>.Claim, State?, Observers, UInt64?)
+    let (claim, old, observers, after) = withLock { stored, coreState -> Outcome in
+      if let expected, version != expected { return (.none, nil, .none, nil) }
       // Unchanged: `expected`, the version, or nil when there is none.
-      if areEqual(stored, newValue) { return (.none, nil, false, expected) }
+      if areEqual(stored, newValue) { return (.none, nil, .none, expected) }
       let old = stored
       stored = newValue
       version &+= 1
-      return (core.claim(event(newValue), in: &coreState), old, observation != nil, version)
+      return (core.claim(event(newValue), in: &coreState), old, takeObservers(), version)
     }
     _ = consume old
     // `.deliver`, or `.awaitTurn` (the delivering thread is past its
     // limit, see `_SenderCore.awaitTurn()`): both go through `run`.
-    if observed {
-      deliverObserved { if case .none = claim {} else { core.run(claim, event(newValue)) } }
+    if observers != .none {
+      deliverObserved(observers) { if case .none = claim {} else { core.run(claim, event(newValue)) } }
     } else if case .none = claim {
     } else {
       core.run(claim, event(newValue))
@@ -149,11 +169,11 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
       let (events, result, garbage) = update(&state)
       let claim = core.claim(contentsOf: events, in: &coreState)
       version &+= UInt64(events.count)
-      return (claim, events, result, garbage, !events.isEmpty && observation != nil)
+      return (claim, events, result, garbage, takeObservers(changes: !events.isEmpty))
     }
     _ = consume garbage
-    if observed {
-      deliverObserved { if let first = events.first { core.run(claim, first) } }
+    if observed != .none {
+      deliverObserved(observed) { if let first = events.first { core.run(claim, first) } }
     } else if let first = events.first {
       core.run(claim, first)
     }
@@ -167,16 +187,16 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// element's relayed broadcast): Observation is then not told.
   @inlinable @inline(__always)
   func write(changes: Bool = true, _ update: (inout State) -> (event: Event?, garbage: Any?)) {
-    typealias Outcome = (_SenderCore<Event>.Claim, Event?, Any?, Bool)
+    typealias Outcome = (_SenderCore<Event>.Claim, Event?, Any?, Observers)
     let (claim, event, garbage, observed) = withLock { state, coreState -> Outcome in
       let (event, garbage) = update(&state)
-      guard let event else { return (.none, nil, garbage, false) }
+      guard let event else { return (.none, nil, garbage, .none) }
       version &+= 1
-      return (core.claim(event, in: &coreState), event, garbage, changes && observation != nil)
+      return (core.claim(event, in: &coreState), event, garbage, takeObservers(changes: changes))
     }
     _ = consume garbage
-    if observed {
-      deliverObserved { if let event { core.run(claim, event) } }
+    if observed != .none {
+      deliverObserved(observed) { if let event { core.run(claim, event) } }
     } else if let event {
       core.run(claim, event)
     }
@@ -189,13 +209,13 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// `changes` is false for a resend, which leaves the state as it was.
   @inlinable @inline(__always)
   func writeEvent(changes: Bool = true, _ update: (inout State) -> Event) {
-    let (claim, event, observed) = withLock { state, coreState -> (_SenderCore<Event>.Claim, Event, Bool) in
+    let (claim, event, observed) = withLock { state, coreState -> (_SenderCore<Event>.Claim, Event, Observers) in
       let event = update(&state)
       version &+= 1
-      return (core.claim(event, in: &coreState), event, changes && observation != nil)
+      return (core.claim(event, in: &coreState), event, takeObservers(changes: changes))
     }
-    if observed {
-      deliverObserved { core.run(claim, event) }
+    if observed != .none {
+      deliverObserved(observed) { core.run(claim, event) }
     } else {
       core.run(claim, event)
     }
@@ -204,47 +224,42 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   // MARK: Observation
 
   /// Reads the state under the lock, and registers the read with
-  /// Observation as an access of `subject`'s `keyPath`: inside
-  /// `withObservationTracking` (a SwiftUI `body`), the next changing write
-  /// calls the tracking's `onChange`.
+  /// Observation: inside `withObservationTracking` (a SwiftUI `body`), the
+  /// next changing write calls the tracking's `onChange`. Inside a
+  /// computed value's evaluation, the read is a dependency of the value
+  /// instead, kept alive by `subject` (the holder), and Observation is not
+  /// told: the computed value's own registration covers it.
   ///
-  /// The first such read makes the registrar; `keyPath` is evaluated only
-  /// then. Every holder registers one key path for all of its state, so a
-  /// changing write tells Observation once.
+  /// The first such read makes the registrar. Every holder registers one
+  /// key path for all of its state, so a changing write tells Observation
+  /// once.
   @inlinable
-  func read<Subject: Observable & AnyObject, Member, Result>(
-    observedBy subject: Subject,
-    _ keyPath: @autoclosure () -> KeyPath<Subject, Member>,
-    _ body: (State) -> Result
-  ) -> Result {
+  func read<Result>(observedBy subject: AnyObject, _ body: (State) -> Result) -> Result {
+    // Inside a computed value's evaluation, a dependency; outside one, a
+    // read Observation is told of.
+    let tracked = DeliveryContext.current.state.pointee.trackingCount != 0
     let (result, registered, version) = withLock { state, _ in
-      (body(state), self.observation ?? makeObservation(subject, keyPath()), self.version)
+      if !tracked { observationRead = true }
+      return (body(state), self.observation ?? makeObservation(), self.version)
     }
-    registered.access()
-    // Inside a computed value's evaluation: a dependency.
-    if DeliveryContext.current.state.pointee.trackingCount != 0 {
+    if tracked {
       Tracking.recordRead(of: registered, owner: subject, version: version)
+    } else {
+      registered.access()
     }
     return result
   }
 
-  /// Registers an access of `subject`'s `keyPath` with Observation, as
-  /// `read(observedBy:_:_:)` does, for a holder that reads its state
-  /// another way.
-  func access<Subject: Observable & AnyObject, Member>(
-    observedBy subject: Subject,
-    _ keyPath: @autoclosure () -> KeyPath<Subject, Member>
-  ) {
-    read(observedBy: subject, keyPath()) { _ in () }
+  /// Registers a read with Observation, as `read(observedBy:_:)` does,
+  /// for a holder that reads its state another way.
+  func access(observedBy subject: AnyObject) {
+    read(observedBy: subject) { _ in () }
   }
 
   /// Makes and keeps the registrar. Called under the lock, once.
   @usableFromInline
-  func makeObservation<Subject: Observable & AnyObject, Member>(
-    _ subject: Subject,
-    _ keyPath: KeyPath<Subject, Member>
-  ) -> HolderObservation {
-    let made = SubjectObservation(subject, keyPath)
+  func makeObservation() -> HolderObservation {
+    let made = HolderObservation()
     made.readVersion = { [unowned self] in withLock { _, _ in version } }
     made.core = core
     observation = made
@@ -262,43 +277,66 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// combines (see `Computed`). Observation is told after the delivery, so
   /// that no claim on it is held while `onChange` runs.
   @usableFromInline @inline(never)
-  func deliverObserved(_ deliver: () -> Void) {
+  func deliverObserved(_ observers: Observers, _ deliver: () -> Void) {
     let observation = observation.unsafelyUnwrapped
     if observation.hasDependents {
-      let dependents = observation.dependents.withLock { $0.nodes }
       DeliveryContext.current.inWave {
         deliver()
-        for dependent in dependents { dependent.node?.notify(.dirty) }
+        ComputedGraph.changed(observation)
       }
     } else {
       deliver()
     }
-    observation.changed()
+    if observers == .all { observation.changed() }
   }
 }
 
 // MARK: - HolderObservation
 
-/// A holder's Observation registrar, with the subject and key path its
-/// reads and writes name. Made by `HolderStore.makeObservation(_:_:)`.
+/// A holder's Observation registrar, and the subject its reads and
+/// changes name: this object, not the holder. A tracking is told by the
+/// registrar, whatever the subject; and naming the holder would need a
+/// weak reference to it (it owns the store that owns this object), which
+/// moves every retain and release of the holder to the runtime's slow
+/// path: a `value` read cost 57 ns, 14 once this object named itself
+/// (`./compare --filter '(holder|computed) read.*'`). Made by
+/// `HolderStore.makeObservation()`.
 @usableFromInline
-class HolderObservation: @unchecked Swift.Sendable {
-  // @unchecked: the subclass's stored properties are all `let`.
+final class HolderObservation: ComputedSource, Observable, @unchecked Swift.Sendable {
+  // @unchecked: the registrar is `Swift.Sendable`; `readVersion` and
+  // `core` are set once, before the store publishes this object; the
+  // dependents are guarded by `ComputedGraph.lock`.
+
+  let registrar = ObservationRegistrar()
+  /// What reads and changes name.
+  var state: Void { () }
+  /// `\.state`, made once: a key path literal is looked up on every use.
+  /// Unchecked: a key path is immutable.
+  nonisolated(unsafe) static let keyPath: KeyPath<HolderObservation, Void> = \.state
 
   /// Registers an access of the holder's state with the tracking in
   /// progress on this thread, if any.
-  @usableFromInline func access() {}
+  @usableFromInline func access() {
+    registrar.access(self, keyPath: Self.keyPath)
+  }
 
   /// Tells the trackings that read the holder's state that it changed.
-  func changed() {}
+  ///
+  /// The change is already stored, so a tracking's `onChange` (called in
+  /// `willSet`) that reads the holder sees the new state. A tracking
+  /// registered before this call is told. One whose `apply` read the old
+  /// state but which is registered only after this call (a write racing
+  /// the tracking's `apply`) is not, as with an `@Observable` property.
+  func changed() {
+    registrar.willSet(self, keyPath: Self.keyPath)
+    registrar.didSet(self, keyPath: Self.keyPath)
+  }
 
   /// The holder's version, read under its lock. Set once, by the store
   /// that makes this object.
   @exclusivity(unchecked) var readVersion: (() -> UInt64)!
   /// The holder's sender core, set with `readVersion`.
   @exclusivity(unchecked) var core: (any Ranked)!
-  /// The computed values that read the holder on their last evaluation.
-  let dependents = Protected(ComputedDependents())
   /// `dependents`' count, read without the lock by every write to an
   /// observed holder: a lock there cost 11 ns more per write (85 against
   /// 96 ns, one run). A computed value that becomes a dependent checks
@@ -309,62 +347,14 @@ class HolderObservation: @unchecked Swift.Sendable {
 
   /// Whether a computed value read the holder on its last evaluation.
   var hasDependents: Bool { dependentCount.load(ordering: .relaxed) != 0 }
-}
 
-extension HolderObservation: ComputedSource {
-  func addDependent(_ node: ComputedNode) {
-    dependents.withLock { dependents in
-      dependents.add(node)
-      dependentCount.store(dependents.nodes.count, ordering: .relaxed)
-    }
+  override func dependentsChanged() {
+    dependentCount.store(dependents.count, ordering: .relaxed)
   }
 
-  func removeDependent(_ node: ComputedNode) {
-    dependents.withLock { dependents in
-      dependents.remove(node)
-      dependentCount.store(dependents.nodes.count, ordering: .relaxed)
-    }
-  }
+  override func currentVersion() -> UInt64 { readVersion() }
 
-  func currentVersion() -> UInt64 { readVersion() }
+  override func versionIfKnown() -> UInt64? { readVersion() }
 
-  func currentVersionIfClean() -> UInt64? { readVersion() }
-
-  var rankNode: any Ranked { core }
-}
-
-/// `HolderObservation` for one subject type.
-///
-/// The subject is held weakly: it owns the store that owns this object.
-/// Once it is gone no write can reach the store through it, and nothing
-/// is registered or told.
-final class SubjectObservation<Subject: Observable & AnyObject, Member>: HolderObservation, @unchecked Swift.Sendable {
-  // @unchecked: all stored properties are `let` (the key path, not
-  // `Swift.Sendable` in general, is never changed); the registrar is
-  // itself `Swift.Sendable`.
-
-  let registrar = ObservationRegistrar()
-  weak let subject: Subject?
-  let keyPath: KeyPath<Subject, Member>
-
-  init(_ subject: Subject, _ keyPath: KeyPath<Subject, Member>) {
-    self.subject = subject
-    self.keyPath = keyPath
-  }
-
-  override func access() {
-    guard let subject else { return }
-    registrar.access(subject, keyPath: keyPath)
-  }
-
-  override func changed() {
-    guard let subject else { return }
-    // The change is already stored, so a tracking's `onChange` (called in
-    // `willSet`) that reads the holder sees the new state. A tracking
-    // registered before this call is told. One whose `apply` read the old
-    // state but which is registered only after this call (a write racing
-    // the tracking's `apply`) is not, as with an `@Observable` property.
-    registrar.willSet(subject, keyPath: keyPath)
-    registrar.didSet(subject, keyPath: keyPath)
-  }
+  override var rankNode: any Ranked { core }
 }

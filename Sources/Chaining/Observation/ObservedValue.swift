@@ -127,7 +127,7 @@ public final class ObservedValue<Value>: Syncable {
   /// Inside `withObservationTracking` (a SwiftUI `body`) the read is
   /// registered, as a holder's is: a new value sent calls `onChange`.
   public var value: Value {
-    store.read(observedBy: self, \.value) { $0 }
+    store.read(observedBy: self) { $0 }
   }
 
   /// Returns the last value the closure returned; ``Chain/sync()`` sends it.

@@ -141,6 +141,123 @@ import Testing
     #expect(evaluations.count == 20)
   }
 
+  @Test func aReaderWaitsForTheEvaluationAnotherThreadRuns() {
+    // The first reader stops inside the closure, holding the value's
+    // claim, until the second has started its read: the second finds the
+    // value claimed (unless it is slower than the first's release), waits
+    // for it, and gets the same value without evaluating again.
+    final class Stop: @unchecked Swift.Sendable {
+      var enabled = false
+      let inside = DispatchSemaphore(value: 0)
+      let go = DispatchSemaphore(value: 0)
+    }
+    let a = ValueHolder(0)
+    let evaluations = Counter()
+    let stop = Stop()
+    let tenfold = Computed { () -> Int in
+      evaluations.count += 1
+      let value = a.value * 10
+      if stop.enabled {
+        stop.enabled = false
+        stop.inside.signal()
+        stop.go.wait()
+      }
+      return value
+    }
+    for round in 1...50 {
+      a.value = round
+      stop.enabled = true
+      let results = Recorder<Int>()
+      let done = DispatchSemaphore(value: 0)
+      let reading = DispatchSemaphore(value: 0)
+      Thread {
+        results.append(tenfold.value)
+        done.signal()
+      }.start()
+      stop.inside.wait()
+      Thread {
+        reading.signal()
+        results.append(tenfold.value)
+        done.signal()
+      }.start()
+      reading.wait()
+      stop.go.signal()
+      done.wait()
+      done.wait()
+      #expect(results.history == [round * 10, round * 10])
+    }
+    #expect(evaluations.count == 50)
+  }
+
+  @Test func readsInAnotherOrderOrTwiceKeepTheirDependencies() {
+    let a = ValueHolder(1)
+    let b = ValueHolder(2)
+    let flipped = ValueHolder(false)
+    let evaluations = Counter()
+    let sum = Computed { () -> Int in
+      evaluations.count += 1
+      if flipped.value { return b.value + a.value + b.value }
+      return a.value + b.value + a.value
+    }
+    #expect(sum.value == 4)
+    flipped.value = true
+    #expect(sum.value == 5)
+    a.value = 10
+    #expect(sum.value == 14)
+    b.value = 20
+    #expect(sum.value == 50)
+    flipped.value = false
+    #expect(sum.value == 40)
+    b.value = 3
+    #expect(sum.value == 23)
+    #expect(sum.value == 23)
+    #expect(evaluations.count == 6)
+  }
+
+  @Test func aDependencyNoLongerReadIsReleased() {
+    final class Slot: @unchecked Swift.Sendable {
+      var inner: Computed<Int>?
+    }
+    let a = ValueHolder(3)
+    let useInner = ValueHolder(true)
+    let slot = Slot()
+    weak var weakInner: Computed<Int>?
+    do {
+      let inner = Computed { a.value * 2 }
+      weakInner = inner
+      slot.inner = inner
+    }
+    let outer = Computed { useInner.value ? slot.inner?.value ?? -1 : 0 }
+    #expect(outer.value == 6)
+    slot.inner = nil
+    // Kept by the dependency, and still followed.
+    #expect(weakInner != nil)
+    #expect(weakInner?.value == 6)
+    useInner.value = false
+    #expect(outer.value == 0)
+    #expect(weakInner == nil)
+  }
+
+  @Test func aValueWithAChainFreesWhatItReadOnceTheChainAndItsUsersGo() {
+    weak var weakHolder: ValueHolder<Int>?
+    weak var weakComputed: Computed<Int>?
+    var observer: Observer?
+    do {
+      let holder = ValueHolder(1)
+      weakHolder = holder
+      let computed = Computed { holder.value + 1 }
+      weakComputed = computed
+      observer = computed.chain().do { _ in }.sync()
+      holder.value = 2
+    }
+    #expect(weakHolder != nil)
+    #expect(weakComputed != nil)
+    observer?.invalidate()
+    observer = nil
+    #expect(weakComputed == nil)
+    #expect(weakHolder == nil)
+  }
+
   @Test func aCycleStopsWithAMessageThatNamesIt() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ValueHolder(0)
@@ -166,6 +283,27 @@ import Testing
     a.value = 2
     #expect(changes.history == [1])
     #expect(double.value == 4)
+  }
+
+  @Test func aHolderReadOutsideAnEvaluationIsObservedWhatTheEvaluationsRead() {
+    // A read inside an evaluation does not register with Observation (the
+    // computed value's own registration covers it); a read outside one
+    // still does, each time a tracking makes one.
+    let a = ValueHolder(1)
+    let double = Computed { a.value * 2 }
+    #expect(double.value == 2)
+    let changes = Recorder<String>()
+    for round in 2...3 {
+      withObservationTracking {
+        _ = a.value
+        _ = double.value
+      } onChange: {
+        changes.append("change \(round)")
+      }
+      a.value = round
+      #expect(double.value == round * 2)
+    }
+    #expect(changes.history == ["change 2", "change 3"])
   }
 
   // MARK: - Chains
