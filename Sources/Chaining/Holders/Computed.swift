@@ -123,9 +123,12 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   @exclusivity(unchecked) private var hasEvaluated = false
   /// The chains on this value: a changed value is broadcast to them.
   let core = _SenderCore<Value>()
-  /// The version last broadcast to the chains, once one is subscribed:
-  /// under the flush's gate after that.
-  private let sent = Protected<UInt64?>(nil)
+  /// The version last broadcast to the chains, once one is subscribed
+  /// (`hasSent`). Under the graph's lock, read and set in the same
+  /// section as the value a refresh broadcasts; refreshes run one at a
+  /// time, under the flush's gate.
+  @exclusivity(unchecked) private var sentVersion: UInt64 = 0
+  @exclusivity(unchecked) private var hasSent = false
 
   init(name: String, compute: @escaping () -> Value, areEqual: ((Value, Value) -> Bool)?) {
     self.compute = compute
@@ -143,7 +146,12 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// The version comes back through `version`, not in a tuple: a tuple
   /// with `Value` in it is looked up in the runtime's caches every time.
   func current(version: inout UInt64) -> Value {
-    let runner = DeliveryContext.current.runner
+    current(version: &version, runner: DeliveryContext.current.runner)
+  }
+
+  /// `current(version:)`, for the thread `runner` (the caller's).
+  @inline(__always)
+  private func current(version: inout UInt64, runner: Int) -> Value {
     ComputedGraph.manualLock()
     let wakes = mark == .clean ? false : updateLocked(runner: runner)
     let value = cached.pointee
@@ -167,8 +175,8 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     let state = DeliveryContext.current.state
     if state.pointee.trackingCount != 0 {
       var version: UInt64 = 0
-      let value = current(version: &version)
-      Tracking.recordRead(of: self, owner: owner, version: version)
+      let value = current(version: &version, runner: Int(bitPattern: state))
+      Tracking.recordRead(of: self, owner: owner, version: version, in: state)
       return value
     }
     observation.access()
@@ -231,13 +239,15 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// Under the flush's gate: brings the value up to date and broadcasts
   /// it to the chains if its version moved since the last broadcast.
   private func refresh() {
-    var version: UInt64 = 0
-    let value = current(version: &version)
-    let changed = sent.withLock { sent in
-      guard sent != version else { return false }
-      sent = version
-      return true
-    }
+    let runner = DeliveryContext.current.runner
+    ComputedGraph.manualLock()
+    let wakes = mark == .clean ? false : updateLocked(runner: runner)
+    let value = cached.pointee
+    let changed = !hasSent || sentVersion != version
+    sentVersion = version
+    hasSent = true
+    ComputedGraph.manualUnlock()
+    if wakes { wakeWaiters() }
     if changed { core.broadcast(value) }
   }
 
@@ -305,8 +315,11 @@ extension ComputedBox {
     makeFlush()
     var version: UInt64 = 0
     _ = current(version: &version)
-    sent.withLock { sent in
-      if sent == nil { sent = version }
+    ComputedGraph.withLock { _ in
+      if !hasSent {
+        hasSent = true
+        sentVersion = version
+      }
     }
     context.add(core.subscribe(gate: context.gate, handler: handler))
   }

@@ -38,11 +38,11 @@ enum ComputedGraph {
   /// The lock, with the marking walk's stack: reused by every walk, so a
   /// walk allocates nothing once the graph's widest walk has run. Never
   /// freed: unmanaged, so that taking it retains nothing.
-  private static let lock = Unmanaged.passRetained(Protected(ContiguousArray<Unmanaged<ComputedNode>>()))
+  private static let lock = Unmanaged.passRetained(Protected(NodeList()))
 
   /// Runs `body` under the lock, with the walk's stack.
   @inline(__always)
-  static func withLock<Result>(_ body: (inout ContiguousArray<Unmanaged<ComputedNode>>) -> Result) -> Result {
+  static func withLock<Result>(_ body: (inout NodeList) -> Result) -> Result {
     lock._withUnsafeGuaranteedRef { $0.withLock(body) }
   }
 
@@ -73,8 +73,8 @@ enum ComputedGraph {
     let state = DeliveryContext.current.state
     let start = state.pointee.computedEffects.count
     withLock { stack in
-      for dependent in source.dependents {
-        dependent._withUnsafeGuaranteedRef {
+      for index in source.dependents.indices {
+        source.dependents[index]._withUnsafeGuaranteedRef {
           $0.notify(.dirty, pushingTo: &stack, effects: &state.pointee.computedEffects)
         }
       }
@@ -117,10 +117,15 @@ class ComputedSource: @unchecked Swift.Sendable {
 
   /// The computed values that read this source on their last evaluation,
   /// unretained (see `ComputedGraph`). Under `ComputedGraph.lock`.
-  @exclusivity(unchecked) final var dependents = ContiguousArray<Unmanaged<ComputedNode>>()
+  @exclusivity(unchecked) final var dependents = NodeList()
 
-  /// The version now, brought up to date when it is a computed value.
-  func currentVersion() -> UInt64 { fatalError("ComputedSource.currentVersion: abstract") }
+  deinit {
+    dependents.deallocate()
+  }
+
+  /// The version now, brought up to date when it is a computed value, on
+  /// the thread `runner` (the caller's `DeliveryContext.runner`).
+  func currentVersion(runner: Int) -> UInt64 { fatalError("ComputedSource.currentVersion: abstract") }
 
   /// The version now if it is known without an evaluation, else nil.
   /// Under `ComputedGraph.lock`.
@@ -142,9 +147,8 @@ class ComputedSource: @unchecked Swift.Sendable {
   /// Removes `node`. Under `ComputedGraph.lock`.
   final func removeDependent(_ node: ComputedNode) {
     let target = Unmanaged.passUnretained(node).toOpaque()
-    if let index = dependents.lastIndex(where: { $0.toOpaque() == target }) {
-      dependents.swapAt(index, dependents.count - 1)
-      dependents.removeLast()
+    if let index = dependents.indices.last(where: { dependents[$0].toOpaque() == target }) {
+      dependents.swapRemove(at: index)
     }
     dependentsChanged()
   }
@@ -188,27 +192,28 @@ struct ComputedDependency {
   }
 }
 
-/// A node's dependencies: a buffer of its own, not an array. Walking an
-/// array stored in a class retains and releases its buffer on every walk
-/// (the optimizer cannot see that the walk's calls leave it alone), and a
-/// check walks the list of every node it passes. The elements are
-/// trivial (see `ComputedDependency`), so growing is a plain copy.
-struct DependencyList {
-  private(set) var base: UnsafeMutablePointer<ComputedDependency>?
+/// A list of trivial elements in a buffer of its own, not an array: a
+/// node's dependencies, a source's dependents, the marking walk's stack.
+/// Walking an array stored in a class retains and releases its buffer on
+/// every walk (the optimizer cannot see that the walk's calls leave it
+/// alone), and every write and every check walks these. The elements
+/// need no release, so growing is a plain copy and dropping one frees
+/// nothing. Its owner frees the buffer (`deallocate()`).
+struct TrivialList<Element: BitwiseCopyable> {
+  private var base: UnsafeMutablePointer<Element>?
   private(set) var count = 0
   private var capacity = 0
 
-  subscript(index: Int) -> ComputedDependency {
+  subscript(index: Int) -> Element {
     get { base.unsafelyUnwrapped[index] }
     nonmutating set { base.unsafelyUnwrapped[index] = newValue }
   }
 
-  /// The indices of the dependencies, for `for index in list.indices`.
   var indices: Range<Int> { 0..<count }
 
-  mutating func append(_ dependency: ComputedDependency) {
+  mutating func append(_ element: Element) {
     if count == capacity {
-      let grown = UnsafeMutablePointer<ComputedDependency>.allocate(capacity: Swift.max(4, capacity * 2))
+      let grown = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(4, capacity * 2))
       if let base {
         grown.moveInitialize(from: base, count: count)
         base.deallocate()
@@ -216,20 +221,38 @@ struct DependencyList {
       base = grown
       capacity = Swift.max(4, capacity * 2)
     }
-    (base.unsafelyUnwrapped + count).initialize(to: dependency)
+    (base.unsafelyUnwrapped + count).initialize(to: element)
     count += 1
   }
 
-  /// Forgets the dependencies from `start` on (it releases nothing).
+  mutating func popLast() -> Element? {
+    if count == 0 { return nil }
+    count -= 1
+    return base.unsafelyUnwrapped[count]
+  }
+
+  /// Drops the elements from `start` on.
   mutating func removeAll(from start: Int) {
     count = start
   }
 
-  /// Frees the buffer (it releases no dependency).
+  /// Drops the element at `index`, moving the last one into its place.
+  mutating func swapRemove(at index: Int) {
+    count -= 1
+    base.unsafelyUnwrapped[index] = base.unsafelyUnwrapped[count]
+  }
+
+  /// Frees the buffer.
   func deallocate() {
     base?.deallocate()
   }
 }
+
+/// Nodes, unretained (see `ComputedGraph`).
+typealias NodeList = TrivialList<Unmanaged<ComputedNode>>
+
+/// A node's dependencies, retained by hand (see `ComputedDependency`).
+typealias DependencyList = TrivialList<ComputedDependency>
 
 // MARK: - ComputedNode
 
@@ -330,7 +353,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   @inline(__always)
   final func notify(
     _ new: Mark,
-    pushingTo stack: inout ContiguousArray<Unmanaged<ComputedNode>>,
+    pushingTo stack: inout NodeList,
     effects: inout [ComputedGraph.Effect]
   ) {
     notifications &+= 1
@@ -342,7 +365,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     }
     guard mark != old || updatingThread != 0 else { return }
     if let flush { effects.append(.refresh(Unmanaged.passRetained(flush))) }
-    stack.append(contentsOf: dependents)
+    for index in dependents.indices { stack.append(dependents[index]) }
   }
 
   /// The run of a refresh effect under the flush's gate: at the end of
@@ -356,8 +379,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     }
   }
 
-  override func currentVersion() -> UInt64 {
-    let runner = DeliveryContext.current.runner
+  override func currentVersion(runner: Int) -> UInt64 {
     ComputedGraph.manualLock()
     let wakes = mark == .clean ? false : updateLocked(runner: runner)
     let version = self.version
@@ -393,7 +415,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       let seen = notifications
       let found = mark
       ComputedGraph.manualUnlock()
-      let (stale, changed, added, dropped) = updateClaimed(found)
+      let (stale, changed, added, dropped) = updateClaimed(found, runner: runner)
       ComputedGraph.manualLock()
       for index in added { dependencies[index].withSource { $0.addDependent(self) } }
       for dependency in dropped { dependency.withSource { $0.removeDependent(self) } }
@@ -429,8 +451,9 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// The unlocked part of `updateLocked(runner:)`, under the claim:
   /// whether it evaluated, whether the value changed, where the new
   /// dependencies are, and the dropped ones.
-  private func updateClaimed(_ found: Mark) -> (Bool, Bool, Range<Int>, [ComputedDependency]) {
-    let state = DeliveryContext.current.state
+  private func updateClaimed(_ found: Mark, runner: Int) -> (Bool, Bool, Range<Int>, [ComputedDependency]) {
+    // The runner is the address of the thread's state.
+    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
     updatingParent = state.pointee.updating
     state.pointee.updating = Unmanaged.passUnretained(self)
     defer { state.pointee.updating = updatingParent }
@@ -438,14 +461,14 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     if !stale {
       for index in dependencies.indices {
         let dependency = dependencies[index]
-        if dependency.withSource({ $0.currentVersion() }) != dependency.version {
+        if dependency.withSource({ $0.currentVersion(runner: runner) }) != dependency.version {
           stale = true
           break
         }
       }
     }
     if !stale { return (false, false, dependencies.count..<dependencies.count, []) }
-    let (changed, added, dropped) = Tracking.evaluate(self)
+    let (changed, added, dropped) = Tracking.evaluate(self, in: state)
     return (true, changed, added, dropped)
   }
 
@@ -457,7 +480,9 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// the claim back reads `hasWaiters` under the graph's lock and wakes
   /// the stripe after unlocking it. So a claim given back after the
   /// check finds `hasWaiters` set and wakes this thread, or is seen by
-  /// the check: no wake is lost (`Verification/Computed.pml`, `CLAIM`).
+  /// the check: no wake is lost (`Verification/Computed.pml`, whose
+  /// `MUTANT_CHECK_OUTSIDE_STRIPE`, the check made before the stripe's
+  /// lock, leaves a reader asleep).
   /// Nothing takes a stripe of `ParkingLot.shared` with the graph's lock
   /// held, so the nesting cannot deadlock.
   private func waitForUpdate() {
@@ -477,7 +502,12 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// when no update holds the claim (an update that is under way may
   /// change them): those it adds later, it links itself.
   final func dependencyRankNodes() -> [any Ranked] {
+    let runner = DeliveryContext.current.runner
     ComputedGraph.manualLock()
+    precondition(
+      updatingThread != runner,
+      "Computed.chain(): a chain subscribed to \(name) from inside its own evaluation"
+    )
     while updatingThread != 0 { waitForUpdate() }
     let nodes = dependencies.indices.map { dependencies[$0].withSource { $0.rankNode } }
     ComputedGraph.manualUnlock()
@@ -528,8 +558,10 @@ enum Tracking {
   /// dependencies: those read again in order first, then the others read.
   /// Returns whether the value changed, where the new dependencies are,
   /// and the dropped ones (still retained). Under the node's claim.
-  static func evaluate(_ node: ComputedNode) -> (changed: Bool, added: Range<Int>, dropped: [ComputedDependency]) {
-    let state = DeliveryContext.current.state
+  static func evaluate(
+    _ node: ComputedNode,
+    in state: UnsafeMutablePointer<DeliveryContext.State>
+  ) -> (changed: Bool, added: Range<Int>, dropped: [ComputedDependency]) {
     node.trackingParent = state.pointee.tracking
     node.matched = 0
     state.pointee.tracking = Unmanaged.passUnretained(node)
@@ -541,8 +573,8 @@ enum Tracking {
     let old = node.dependencies.count
     if matched == old, node.added.isEmpty { return (changed, old..<old, []) }
     // Past the ones read in order: the old ones read again, out of order,
-    // are kept (with the version now read; the frame's retain of each is
-    // given back); the others are dropped. Then the new ones.
+    // are kept (with the version now read; the retain of its entry in
+    // `added` is given back); the others are dropped. Then the new ones.
     var dropped: [ComputedDependency] = []
     var kept: [ComputedDependency] = []
     var new = node.added
@@ -571,16 +603,29 @@ enum Tracking {
   /// `trackingCount` is not 0.
   @usableFromInline
   static func recordRead(of source: ComputedSource, owner: AnyObject, version: UInt64) {
+    recordRead(of: source, owner: owner, version: version, in: DeliveryContext.current.state)
+  }
+
+  /// `recordRead(of:owner:version:)`, with this thread's state.
+  @usableFromInline
+  static func recordRead(
+    of source: ComputedSource,
+    owner: AnyObject,
+    version: UInt64,
+    in state: UnsafeMutablePointer<DeliveryContext.State>
+  ) {
     let read = Unmanaged.passUnretained(source)
-    DeliveryContext.current.state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
+    state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
       let matched = node.matched
+      // Read again after an earlier read out of order: already in
+      // `added` (matching it in place too would list it twice).
+      if !node.added.isEmpty, node.added.contains(where: { $0.reads(read) }) { return }
       if matched < node.dependencies.count, node.dependencies[matched].reads(read) {
         node.dependencies[matched].version = version
         node.matched = matched + 1
         return
       }
       if (0..<matched).contains(where: { node.dependencies[$0].reads(read) }) { return }
-      if node.added.contains(where: { $0.reads(read) }) { return }
       node.added.append(.retained(source, owner: owner, version: version))
     }
   }

@@ -237,13 +237,14 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   func read<Result>(observedBy subject: AnyObject, _ body: (State) -> Result) -> Result {
     // Inside a computed value's evaluation, a dependency; outside one, a
     // read Observation is told of.
-    let tracked = DeliveryContext.current.state.pointee.trackingCount != 0
+    let context = DeliveryContext.current.state
+    let tracked = context.pointee.trackingCount != 0
     let (result, registered, version) = withLock { state, _ in
       if !tracked { observationRead = true }
       return (body(state), self.observation ?? makeObservation(), self.version)
     }
     if tracked {
-      Tracking.recordRead(of: registered, owner: subject, version: version)
+      Tracking.recordRead(of: registered, owner: subject, version: version, in: context)
     } else {
       registered.access()
     }
@@ -352,7 +353,7 @@ final class HolderObservation: ComputedSource, Observable, @unchecked Swift.Send
     dependentCount.store(dependents.count, ordering: .relaxed)
   }
 
-  override func currentVersion() -> UInt64 { readVersion() }
+  override func currentVersion(runner: Int) -> UInt64 { readVersion() }
 
   override func versionIfKnown() -> UInt64? { readVersion() }
 

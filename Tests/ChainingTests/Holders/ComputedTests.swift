@@ -202,6 +202,9 @@ import Testing
     #expect(sum.value == 4)
     flipped.value = true
     #expect(sum.value == 5)
+    // `b`, read out of order and then again in order, is listed once.
+    #expect(sum.box.dependencies.count == 3)
+    #expect(b.store.observation?.dependents.count == 1)
     a.value = 10
     #expect(sum.value == 14)
     b.value = 20
