@@ -14,6 +14,21 @@ import Testing
     #expect(compiles, "\(snippet.id) does not compile:\n\(result.diagnostics)")
   }
 
+  /// The same blocks in a module built with Xcode 26's app-template
+  /// settings: the main actor as default isolation, nonisolated async
+  /// functions running on their caller's actor, and conformances that
+  /// take their type's isolation (issue #38).
+  @Test(arguments: MarkdownSnippet.all.compiled)
+  func snippetTypeChecksUnderAppTemplateSettings(_ snippet: MarkdownSnippet) throws {
+    let result = try CompileCheck.typecheck(
+      snippet.compilationUnit,
+      warningsAsErrors: true,
+      flags: CompileCheck.appTemplateFlags
+    )
+    let compiles = result.succeeded
+    #expect(compiles, "\(snippet.id) does not compile with the app template's settings:\n\(result.diagnostics)")
+  }
+
   @Test func fencesAreWellFormed() {
     let scan = MarkdownSnippet.all
     let wellFormed = scan.problems.isEmpty

@@ -6,6 +6,14 @@ import Foundation
 /// snippets do. The module is found next to the running test binary, where
 /// SwiftPM puts it (`<build dir>/Modules`). Checks may run concurrently.
 enum CompileCheck {
+  /// The settings of a new app in Xcode 26: the main actor as default
+  /// isolation, and the two upcoming features its template turns on.
+  static let appTemplateFlags = [
+    "-default-isolation", "MainActor",
+    "-enable-upcoming-feature", "NonisolatedNonsendingByDefault",
+    "-enable-upcoming-feature", "InferIsolatedConformances",
+  ]
+
   struct Result {
     let succeeded: Bool
     let diagnostics: String
