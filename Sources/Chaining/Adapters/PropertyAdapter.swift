@@ -40,8 +40,9 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   /// The type of the values this adapter accepts as a receiver.
   public typealias ReceiveValue = T
 
-  /// The adapted object.
-  public weak let object: Root?
+  /// The adapted object. Set once, by the initializer (a `weak var`
+  /// rather than a `weak let`, which Swift 6.2 does not accept).
+  public private(set) weak var object: Root?
   /// The adapted property.
   public let keyPath: ReferenceWritableKeyPath<Root, T>
 

@@ -369,7 +369,10 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let terminated = terminations(of: input)
     var source: AsyncSequenceSource<Int>? = AsyncSequenceSource(stream)
-    weak let weakSource = source
+    // Set apart from its declaration: `weak let` needs Swift 6.3, and a
+    // `weak var` set only there is a warning in it.
+    weak var weakSource: AsyncSequenceSource<Int>?
+    weakSource = source
     let ended = source!.ended
     let received = Recorder<Int>()
     let observer = source!.chain().do { received.append($0) }.end()

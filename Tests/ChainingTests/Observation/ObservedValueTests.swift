@@ -217,7 +217,8 @@ final class LockedCounter: Observable, Swift.Sendable {
 
   @Test func aModelFreedWhileBoundEndsTheBindingQuietly() {
     var profile: Profile? = Profile()
-    weak let weakProfile = profile
+    weak var weakProfile: Profile?  // set apart: see AsyncSequenceSourceTests
+    weakProfile = profile
     let source = ObservedValue(of: profile!, on: queue) { $0.first }
     let received = Recorder<String>()
     let observer = source.chain().do { received.append($0) }.sync()
@@ -236,7 +237,8 @@ final class LockedCounter: Observable, Swift.Sendable {
 
   @Test func aKeyPathChainKeepsItsSourceAndNotTheModel() {
     var profile: Profile? = Profile()
-    weak let weakProfile = profile
+    weak var weakProfile: Profile?  // set apart: see AsyncSequenceSourceTests
+    weakProfile = profile
     let received = Recorder<String>()
     let observer = profile!.chain(\.first, on: queue).do { received.append($0) }.sync()
     queue.sync { profile!.first = "Bea" }
