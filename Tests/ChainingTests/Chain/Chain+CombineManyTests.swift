@@ -99,6 +99,7 @@ import Testing
     observer.invalidate()
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func noElementsIsAPreconditionFailure() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holders: [ValueHolder<Int>] = []
@@ -107,4 +108,5 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Chain.combine(_:_:): elements must not be empty, got an empty Array<ValueHolder<Int>>"))
   }
+  #endif
 }

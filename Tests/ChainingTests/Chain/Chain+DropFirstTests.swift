@@ -112,6 +112,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func negativeCountStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = Notifier<Int>().chain().dropFirst(-1)
@@ -119,4 +120,5 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Chain.dropFirst(_:): count must not be negative, got -1"))
   }
+  #endif
 }

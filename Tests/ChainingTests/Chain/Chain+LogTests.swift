@@ -226,6 +226,7 @@ private struct Point: CustomStringConvertible {
 
   // MARK: - Standard error
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func theDefaultSinkWritesEachLineToStandardError() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
       let notifier = Notifier<Int>()
@@ -251,4 +252,5 @@ private struct Point: CustomStringConvertible {
       ]
     )
   }
+  #endif
 }

@@ -352,6 +352,7 @@ import Testing
     #expect(weakToken == nil)
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func forceUnwrapOfABroadcastNilStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let notifier = Notifier<Int?>()
@@ -363,7 +364,9 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Chain.forceUnwrap(): a nil value of Optional<Int> reached forceUnwrap()"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func forceUnwrapOfASyncedNilStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let observer = ValueHolder<String?>(nil).chain().forceUnwrap().sync()
@@ -372,4 +375,5 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Chain.forceUnwrap(): a nil value of Optional<String> reached forceUnwrap()"))
   }
+  #endif
 }

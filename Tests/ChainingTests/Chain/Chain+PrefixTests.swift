@@ -163,6 +163,7 @@ import Testing
     #expect(received.history.isEmpty)
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func negativeCountStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = Notifier<Int>().chain().prefix(-1)
@@ -170,6 +171,7 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Chain.prefix(_:): count must not be negative, got -1"))
   }
+  #endif
 
   // MARK: - State per chain
 

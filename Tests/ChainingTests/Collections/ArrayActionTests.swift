@@ -102,6 +102,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     withExtendedLifetime(observer) {}
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func receivingAnActionWithAnIndexOutOfRangeStopsWithTheMethodsMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2])
@@ -110,6 +111,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("ArrayHolder.move(at:to:): index 2 is out of range for count 2"))
   }
+  #endif
 
   // MARK: Events as actions
 

@@ -301,6 +301,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
 
   // MARK: Bad indices
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func removeAtAnIndexOutOfRangeStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2, 3])
@@ -308,7 +309,9 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.remove(at:): index 5 is out of range for count 3"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func insertPastTheEndStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2, 3])
@@ -316,7 +319,9 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.insert(_:at:): index 4 is out of range for count 3"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func insertAtANegativeIndexStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2, 3])
@@ -324,7 +329,9 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.insert(_:at:): index -1 is out of range for count 3"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func replaceAtAnIndexOutOfRangeStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2, 3])
@@ -332,7 +339,9 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.replace(_:at:): index 3 is out of range for count 3"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func subscriptGetOutOfRangeStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder<Int>()
@@ -340,7 +349,9 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.subscript: index 0 is out of range for count 0"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func subscriptSetOutOfRangeStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2, 3])
@@ -348,7 +359,9 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.subscript: index -1 is out of range for count 3"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func elementAtAnIndexOutOfRangeStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2])
@@ -356,7 +369,9 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.element(at:): index 2 is out of range for count 2"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func moveFromAnIndexOutOfRangeStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2, 3])
@@ -364,7 +379,9 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.move(at:to:): index 7 is out of range for count 3"))
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func moveToAnIndexOutOfRangeStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ArrayHolder([1, 2, 3])
@@ -372,6 +389,7 @@ private typealias IntEvent = ArrayHolder<Int>.Event
     }
     #expect(errorText(result).contains("ArrayHolder.move(at:to:): index 3 is out of range for count 3"))
   }
+  #endif
 
   // MARK: Lifetime
 

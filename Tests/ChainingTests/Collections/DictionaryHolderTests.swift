@@ -725,6 +725,7 @@ private struct SplitMix64: RandomNumberGenerator {
     #expect(array.count == 0 && dictionary.count == 0)
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func insertingAPresentKeyStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = DictionaryHolder(["a": 1])
@@ -733,7 +734,9 @@ private struct SplitMix64: RandomNumberGenerator {
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("DictionaryHolder.insert(key:value:): key a is already present"), "\(message)")
   }
+  #endif
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func replacingAMissingKeyStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = RelayableDictionaryHolder<String, Notifier<Int>>()
@@ -742,4 +745,5 @@ private struct SplitMix64: RandomNumberGenerator {
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("RelayableDictionaryHolder.replace(key:value:): no value for key b"), "\(message)")
   }
+  #endif
 }

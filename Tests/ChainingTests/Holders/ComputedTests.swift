@@ -261,6 +261,7 @@ import Testing
     #expect(weakHolder == nil)
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func aCycleStopsWithAMessageThatNamesIt() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ValueHolder(0)
@@ -272,6 +273,7 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Computed.value: a computed value reads itself: first -> second -> first"))
   }
+  #endif
 
   @Test func aReadInsideObservationTrackingIsToldOfTheNextChange() {
     let a = ValueHolder(1)

@@ -173,6 +173,7 @@ struct Opaque: Swift.Sendable {
     }
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func aHolderBoundToItselfStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ValueHolder(0)
@@ -181,6 +182,7 @@ struct Opaque: Swift.Sendable {
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("ValueHolder.bind(to:): a holder cannot be bound to itself"))
   }
+  #endif
 
   @Test func theBindingKeepsNeitherSideAlive() {
     weak var weakProfile: Profile?

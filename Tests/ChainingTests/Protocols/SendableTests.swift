@@ -146,6 +146,7 @@ import Testing
     #expect(notifier.observerCount == 0)
   }
 
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
   @Test func aCountBelowOneStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       await Notifier<Int>().waitForObservers(0)
@@ -153,4 +154,5 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Sendable.waitForObservers(_:): count must be at least 1, got 0"))
   }
+  #endif
 }
