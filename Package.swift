@@ -17,7 +17,12 @@ let package = Package(
     // fence (membarrier on Linux), the runtime's non-trapping isolation
     // check, and the thread id and queue label that `log` writes, which
     // Swift cannot declare or call.
-    .target(name: "_ChainingThreadContext"),
+    .target(
+      name: "_ChainingThreadContext",
+      // `dlsym`, for the runtime's isolation check: in the C library since
+      // glibc 2.34, in libdl before.
+      linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux, .android]))]
+    ),
     // The demo app: its model and console view live in a library so that a
     // test can check the output; the executable only prints it.
     .target(name: "ChainingDemoKit", dependencies: ["Chaining"]),

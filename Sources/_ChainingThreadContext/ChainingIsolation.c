@@ -1,5 +1,6 @@
 #include "ChainingIsolation.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #if defined(__linux__)
@@ -7,25 +8,33 @@
 #include <unistd.h>
 #endif
 
-// The runtime's own declaration (swift/Runtime/Concurrency.h): the executor
-// is passed as its two words, in the Swift calling convention. Flags 0 means
-// "report, do not assert". Added in the Swift 6.2 runtime: weakly imported
-// on Apple platforms, whose older systems ship older runtimes; Linux links
-// the toolchain's own runtime, which has it.
-__attribute__((swiftcall)) extern bool swift_task_isCurrentExecutorWithFlags(
+// The runtime's own check (swift/Runtime/Concurrency.h): the executor is
+// passed as its two words, in the Swift calling convention. Flags 0 means
+// "report, do not assert". Added in the Swift 6.2 runtime, which older
+// Apple systems do not ship: it is looked up when first needed rather than
+// linked, so that no SDK or system lacking it can fail the link or the
+// load. Linux and Android run the toolchain's own runtime, which has it.
+typedef bool (*_chaining_is_current_executor_fn)(
     const void *_Nullable identity, const void *_Nullable implementation, uint64_t flags)
-#if defined(__APPLE__)
-    __attribute__((weak_import))
-#endif
-    ;
+    __attribute__((swiftcall));
+
+// 0 before the lookup, 1 when the symbol is missing, else its address.
+// Each thread that finds 0 looks up (the same answer) and stores it: a
+// relaxed load and store of one word suffice, as the address stays valid
+// for the life of the process and nothing else is published with it.
+static uintptr_t _chaining_check = 0;
 
 bool _chaining_is_current_executor(const void *_Nullable identity, const void *_Nullable implementation) {
-#if defined(__APPLE__)
+  uintptr_t check = __atomic_load_n(&_chaining_check, __ATOMIC_RELAXED);
+  if (check == 0) {
+    void *found = dlsym(RTLD_DEFAULT, "swift_task_isCurrentExecutorWithFlags");
+    check = found ? (uintptr_t)found : 1;
+    __atomic_store_n(&_chaining_check, check, __ATOMIC_RELAXED);
+  }
   // Without the check, the answer is "not isolated": the caller then hops,
   // which is always safe, only later than it could have been.
-  if (&swift_task_isCurrentExecutorWithFlags == NULL) return false;
-#endif
-  return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0);
+  if (check == 1) return false;
+  return ((_chaining_is_current_executor_fn)check)(identity, implementation, 0);
 }
 
 #if defined(__APPLE__)

@@ -16,7 +16,10 @@
 /// Whether the calling code runs on the serial executor made of `identity`
 /// and `implementation` (the two words of an `UnownedSerialExecutor`).
 /// Returns false, never traps, when it does not, and on a runtime that has
-/// no such check (Apple platforms before Swift 6.2's runtime).
+/// no such check (Apple platforms before Swift 6.2's runtime). The check is
+/// looked up by name (`dlsym`) when first needed, not linked: a runtime
+/// linked statically, whose symbols the lookup cannot see, also answers
+/// false, so values hop to the actor rather than run inline.
 bool _chaining_is_current_executor(const void *_Nullable identity, const void *_Nullable implementation);
 
 /// Whether the calling thread is the process's main thread: 1 if it is, 0 if
