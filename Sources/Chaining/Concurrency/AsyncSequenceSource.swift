@@ -136,6 +136,35 @@ public final class AsyncSequenceSource<Element: Swift.Sendable>: Syncable {
     ended = CompletionSource()
   }
 
+  /// Starts a source that will iterate `sequence` once, on the main
+  /// actor, from the first chain finished on it: for a sequence whose
+  /// `AsyncSequence` conformance is isolated to the main actor, as the
+  /// conformance of a type declared in an app target with Xcode 26's
+  /// settings is (the main actor as default isolation, and
+  /// `InferIsolatedConformances`).
+  ///
+  /// Swift picks this initializer only for such a sequence: for any other,
+  /// the one above is more specific. The task that iterates runs on the
+  /// main actor, so `makeAsyncIterator()` is called there; the iterator's
+  /// `next()` runs where it is isolated (a nonisolated `async` function
+  /// leaves the main actor unless `NonisolatedNonsendingByDefault` keeps
+  /// it on its caller's), and each element is broadcast from there, as
+  /// with the other initializer. The source holds the sequence until the
+  /// task takes it, as with the other initializer.
+  ///
+  /// - Parameter sequence: The sequence to iterate, handed over
+  ///   (`sending`).
+  @MainActor
+  public init<Base: AsyncSequence>(_ sequence: sending Base) where Base.Element == Element {
+    let handover = MainActorHandover(sequence)
+    var state = State()
+    state.start = { store, ended in
+      Task { @MainActor in await handover.iterate(into: store, ending: ended) }
+    }
+    store = HolderStore(state)
+    ended = CompletionSource()
+  }
+
   deinit {
     cancel()
     // No element can come any more: a `for await` loop over a chain of
@@ -271,7 +300,7 @@ public final class AsyncSequenceSource<Element: Swift.Sendable>: Syncable {
   }
 
   /// Stores and broadcasts `element`; false once the source has stopped.
-  private static func deliver(_ element: Element, to store: HolderStore<State, Element>) -> Bool {
+  fileprivate static func deliver(_ element: Element, to store: HolderStore<State, Element>) -> Bool {
     var delivered = false
     store.write { state in
       if state.isStopped { return (nil, nil) }
@@ -285,7 +314,8 @@ public final class AsyncSequenceSource<Element: Swift.Sendable>: Syncable {
   }
 
   /// Ends the iteration with `completion`, unless ``cancel()`` came first.
-  private static func end(_ completion: Completion, _ store: HolderStore<State, Element>, _ ended: CompletionSource) {
+  fileprivate static func end(_ completion: Completion, _ store: HolderStore<State, Element>, _ ended: CompletionSource)
+  {
     let first = store.withLock { state, _ -> Bool in
       if state.isStopped { return false }
       state.isStopped = true
@@ -390,6 +420,32 @@ extension AsyncSequenceSource.CompletionSource: @unchecked Swift.Sendable {}
 /// @unchecked: the sequence is in no other isolation region (`sending`),
 /// and it is taken once, by the task, through `Start`, which the source
 /// takes out of its state once.
+/// The sequence of a source that iterates it on the main actor, whose
+/// conformance may be isolated there.
+@MainActor
+private final class MainActorHandover<Base: AsyncSequence> where Base.Element: Swift.Sendable {
+  private var base: Base?
+
+  init(_ base: consuming sending Base) {
+    self.base = base
+  }
+
+  func iterate(
+    into store: HolderStore<AsyncSequenceSource<Base.Element>.State, Base.Element>,
+    ending ended: AsyncSequenceSource<Base.Element>.CompletionSource
+  ) async {
+    guard let base = base.take() else { fatalError("AsyncSequenceSource: the sequence was taken twice") }
+    do {
+      for try await element in base {
+        guard AsyncSequenceSource.deliver(element, to: store) else { return }
+      }
+      AsyncSequenceSource.end(.finished, store, ended)
+    } catch {
+      AsyncSequenceSource.end(.failure(error), store, ended)
+    }
+  }
+}
+
 private final class Handover<Base>: @unchecked Swift.Sendable {
   private var base: Base?
 

@@ -58,6 +58,55 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
 @Suite(.timeLimit(.minutes(1))) struct AsyncSequenceSourceTests {
   // MARK: - Elements
 
+  @Test @MainActor func aSequenceWhoseConformanceIsIsolatedToTheMainActorIsIteratedThere() async {
+    let received = Recorder<Int>()
+    let onMain = Recorder<Bool>()
+    let source = AsyncSequenceSource(MainActorNumbers(count: 3) { onMain.append(isOnMainActor) })
+    let observer = source.chain().do { received.append($0) }.end()
+    #expect(text(await source.waitForCompletion()) == "finished")
+    #expect(received.history == [1, 2, 3])
+    // `makeAsyncIterator()`, isolated by the conformance, ran on the main
+    // actor; the iterator's `next()` is not isolated.
+    #expect(onMain.history == [true])
+    observer.invalidate()
+  }
+
+  @Test(arguments: [false, true])
+  func anAppDeclaredSequenceCompilesWithAndWithoutTheAppTemplateSettings(appTemplate: Bool) throws {
+    // An app target with Xcode 26's settings isolates `Numbers`' conformance
+    // to the main actor; without them it is not isolated. Either way the
+    // source takes it, and a stream too.
+    let result = try CompileCheck.typecheck(
+      """
+      struct Numbers: AsyncSequence {
+        typealias Element = Int
+        struct AsyncIterator: AsyncIteratorProtocol {
+          var next = 0
+          mutating func next() async -> Int? {
+            next += 1
+            return next <= 3 ? next : nil
+          }
+        }
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+      }
+
+      @MainActor func start() -> (AsyncSequenceSource<Int>, AsyncSequenceSource<Int>) {
+        let (stream, _) = AsyncStream.makeStream(of: Int.self)
+        return (AsyncSequenceSource(Numbers()), AsyncSequenceSource(stream))
+      }
+
+      func startAnywhere() -> AsyncSequenceSource<Int> {
+        let (stream, _) = AsyncStream.makeStream(of: Int.self)
+        return AsyncSequenceSource(stream)
+      }
+      """,
+      warningsAsErrors: true,
+      flags: appTemplate ? CompileCheck.appTemplateFlags : []
+    )
+    let compiles = result.succeeded
+    #expect(compiles, "\(result.diagnostics)")
+  }
+
   @Test func elementsReachChainsInSequenceOrder() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
@@ -699,4 +748,30 @@ private final class ElementGate: AsyncSequence, @unchecked Swift.Sendable {
   }
 
   func makeAsyncIterator() -> AsyncIterator { AsyncIterator(gate: self) }
+}
+
+/// Counts to `count` through a conformance isolated to the main actor: it
+/// can be used only there. `made` is called by `makeAsyncIterator()`.
+struct MainActorNumbers: Swift.Sendable {
+  let count: Int
+  let made: @Sendable () -> Void
+}
+
+extension MainActorNumbers: @MainActor AsyncSequence {
+  typealias Element = Int
+
+  struct AsyncIterator: AsyncIteratorProtocol {
+    let numbers: MainActorNumbers
+    var next = 0
+
+    mutating func next() async -> Int? {
+      next += 1
+      return next <= numbers.count ? next : nil
+    }
+  }
+
+  func makeAsyncIterator() -> AsyncIterator {
+    made()
+    return AsyncIterator(numbers: self)
+  }
 }
