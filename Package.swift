@@ -1,4 +1,7 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2: the oldest toolchain that builds the package (`SendableMetatype`,
+// isolated conformances and exit tests arrived in Swift 6.2), so that an
+// older one says so instead of failing on the sources.
 import PackageDescription
 
 let package = Package(
