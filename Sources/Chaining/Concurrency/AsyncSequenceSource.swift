@@ -145,12 +145,11 @@ public final class AsyncSequenceSource<Element: Swift.Sendable>: Syncable {
   ///
   /// Swift picks this initializer only for such a sequence: for any other,
   /// the one above is more specific. The task that iterates runs on the
-  /// main actor, so `makeAsyncIterator()` is called there; the iterator's
-  /// `next()` runs where it is isolated (a nonisolated `async` function
-  /// leaves the main actor unless `NonisolatedNonsendingByDefault` keeps
-  /// it on its caller's), and each element is broadcast from there, as
-  /// with the other initializer. The source holds the sequence until the
-  /// task takes it, as with the other initializer.
+  /// main actor: `makeAsyncIterator()` is called there, and each element
+  /// is stored and broadcast from there, so handlers run on the main actor
+  /// unless a step moves them. The iterator's `next()` runs where it is
+  /// isolated. The source holds the sequence until the task takes it, as
+  /// with the other initializer.
   ///
   /// - Parameter sequence: The sequence to iterate, handed over
   ///   (`sending`).
@@ -414,12 +413,6 @@ extension AsyncSequenceSource.CompletionSource: @unchecked Swift.Sendable {}
 
 // MARK: - Handover
 
-/// Moves a sequence handed to the initializer (`sending`) into the task
-/// that iterates it.
-///
-/// @unchecked: the sequence is in no other isolation region (`sending`),
-/// and it is taken once, by the task, through `Start`, which the source
-/// takes out of its state once.
 /// The sequence of a source that iterates it on the main actor, whose
 /// conformance may be isolated there.
 @MainActor
@@ -446,6 +439,12 @@ private final class MainActorHandover<Base: AsyncSequence> where Base.Element: S
   }
 }
 
+/// Moves a sequence handed to the initializer (`sending`) into the task
+/// that iterates it.
+///
+/// @unchecked: the sequence is in no other isolation region (`sending`),
+/// and it is taken once, by the task, through `Start`, which the source
+/// takes out of its state once.
 private final class Handover<Base>: @unchecked Swift.Sendable {
   private var base: Base?
 
