@@ -9,16 +9,17 @@
  * below and fails when spin finds an error, or when a mutant passes.
  *
  * The code, as modeled:
- * - The holder: a write increments its version under the holder's lock,
- *   then, after the lock, marks the computed value if it is a dependent
- *   then (`hasDependents`, a relaxed load): under the graph's lock, it
- *   counts a notification and marks the node dirty.
+ * - The holder: a write increments its version and takes whether the
+ *   computed value is a dependent (`hasDependents`) under the holder's
+ *   lock, then, after the lock, if it was, marks it under the graph's
+ *   lock: counts a notification and marks the node dirty.
  * - A reader, under the graph's lock: a clean value is read at once. A
  *   value another thread has claimed is waited for (below), then looked
  *   at again. Otherwise the reader claims it, notes the notification
  *   count, and unlocks; evaluates (reads the holder's version, under the
  *   holder's lock); then, under the graph's lock again: becomes a
- *   dependent if it was not, marks the node clean only if no
+ *   dependent if it was not (setting the holder's flag under the
+ *   holder's lock), marks the node clean only if no
  *   notification came since it claimed it, and then `check` again if
  *   the holder's version moved since the evaluation read it (a write
  *   before the node was a dependent told no one); gives the claim back
@@ -122,13 +123,15 @@ inline wakeWaiters() {
 
 active proctype Writer() {
   byte n = 0;
+  bit marks;
   do
   :: n < WRITES ->
      lock(holderLock);
      hversion++;
+     marks = dependent;
      unlock(holderLock);
      if
-     :: dependent ->
+     :: marks ->
         lock(graphLock);
         notifications++;
         mark = DIRTY;
@@ -173,7 +176,10 @@ evaluate:
         evaluated = read;
         evaluating = 0;
         lock(graphLock);
+        /* `addDependent`: the holder's flag, under its lock. */
+        lock(holderLock);
         dependent = 1;
+        unlock(holderLock);
 #if defined(MUTANT_CLEAN_ALWAYS) || defined(MUTANT_NO_CHECKS)
         mark = CLEAN;
 #else

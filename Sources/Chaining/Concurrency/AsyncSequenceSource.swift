@@ -282,11 +282,14 @@ public final class AsyncSequenceSource<Element: Swift.Sendable>: Syncable {
     if cancelled { task.cancel() }
   }
 
-  /// The task's body: delivers every element in order, then ends.
-  private static func iterate<Base: AsyncSequence>(
+  /// The task's body: delivers every element in order, then ends. Runs
+  /// on `isolation`, the caller's: the main actor for a sequence whose
+  /// conformance is isolated there (`MainActorHandover`).
+  fileprivate static func iterate<Base: AsyncSequence>(
     _ sequence: Base,
     into store: HolderStore<State, Element>,
-    ending ended: CompletionSource
+    ending ended: CompletionSource,
+    isolation: isolated (any Actor)? = #isolation
   ) async where Base.Element == Element {
     do {
       for try await element in sequence {
@@ -299,7 +302,7 @@ public final class AsyncSequenceSource<Element: Swift.Sendable>: Syncable {
   }
 
   /// Stores and broadcasts `element`; false once the source has stopped.
-  fileprivate static func deliver(_ element: Element, to store: HolderStore<State, Element>) -> Bool {
+  private static func deliver(_ element: Element, to store: HolderStore<State, Element>) -> Bool {
     var delivered = false
     store.write { state in
       if state.isStopped { return (nil, nil) }
@@ -313,8 +316,7 @@ public final class AsyncSequenceSource<Element: Swift.Sendable>: Syncable {
   }
 
   /// Ends the iteration with `completion`, unless ``cancel()`` came first.
-  fileprivate static func end(_ completion: Completion, _ store: HolderStore<State, Element>, _ ended: CompletionSource)
-  {
+  private static func end(_ completion: Completion, _ store: HolderStore<State, Element>, _ ended: CompletionSource) {
     let first = store.withLock { state, _ -> Bool in
       if state.isStopped { return false }
       state.isStopped = true
@@ -428,14 +430,7 @@ private final class MainActorHandover<Base: AsyncSequence> where Base.Element: S
     ending ended: AsyncSequenceSource<Base.Element>.CompletionSource
   ) async {
     guard let base = base.take() else { fatalError("AsyncSequenceSource: the sequence was taken twice") }
-    do {
-      for try await element in base {
-        guard AsyncSequenceSource.deliver(element, to: store) else { return }
-      }
-      AsyncSequenceSource.end(.finished, store, ended)
-    } catch {
-      AsyncSequenceSource.end(.failure(error), store, ended)
-    }
+    await AsyncSequenceSource.iterate(base, into: store, ending: ended)
   }
 }
 

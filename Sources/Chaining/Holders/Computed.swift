@@ -152,12 +152,10 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// `current(version:)`, for the thread `runner` (the caller's).
   @inline(__always)
   private func current(version: inout UInt64, runner: Int) -> Value {
-    ComputedGraph.manualLock()
-    let wakes = mark == .clean ? false : updateLocked(runner: runner)
+    let wakes = lockUpdated(runner: runner)
     let value = cached.pointee
     version = self.version
-    ComputedGraph.manualUnlock()
-    if wakes { wakeWaiters() }
+    unlock(waking: wakes)
     return value
   }
 
@@ -181,11 +179,11 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     }
     observation.access()
     ComputedGraph.manualLock()
+    // Before the update: a write made while it runs tells Observation.
     observed = true
     let wakes = mark == .clean ? false : updateLocked(runner: Int(bitPattern: state))
     let value = cached.pointee
-    ComputedGraph.manualUnlock()
-    if wakes { wakeWaiters() }
+    unlock(waking: wakes)
     return value
   }
 
@@ -239,15 +237,12 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// Under the flush's gate: brings the value up to date and broadcasts
   /// it to the chains if its version moved since the last broadcast.
   private func refresh() {
-    let runner = DeliveryContext.current.runner
-    ComputedGraph.manualLock()
-    let wakes = mark == .clean ? false : updateLocked(runner: runner)
+    let wakes = lockUpdated(runner: DeliveryContext.current.runner)
     let value = cached.pointee
     let changed = !hasSent || sentVersion != version
     sentVersion = version
     hasSent = true
-    ComputedGraph.manualUnlock()
-    if wakes { wakeWaiters() }
+    unlock(waking: wakes)
     if changed { core.broadcast(value) }
   }
 

@@ -380,12 +380,29 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   }
 
   override func currentVersion(runner: Int) -> UInt64 {
-    ComputedGraph.manualLock()
-    let wakes = mark == .clean ? false : updateLocked(runner: runner)
+    let wakes = lockUpdated(runner: runner)
     let version = self.version
+    unlock(waking: wakes)
+    return version
+  }
+
+  /// Takes the graph's lock and brings the value up to date on the thread
+  /// `runner`, so that the caller reads what it needs under the lock and
+  /// then calls `unlock(waking:)` with the result. By hand rather than
+  /// with a closure, for `ComputedBox`, whose closures would capture a
+  /// generic value (see `ComputedBox.current(version:)`).
+  @inline(__always)
+  final func lockUpdated(runner: Int) -> Bool {
+    ComputedGraph.manualLock()
+    return mark == .clean ? false : updateLocked(runner: runner)
+  }
+
+  /// Gives back the lock `lockUpdated(runner:)` took, and wakes the
+  /// threads that wait for the claim if `wakes`.
+  @inline(__always)
+  final func unlock(waking wakes: Bool) {
     ComputedGraph.manualUnlock()
     if wakes { wakeWaiters() }
-    return version
   }
 
   override func versionIfKnown() -> UInt64? {

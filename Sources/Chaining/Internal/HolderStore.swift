@@ -1,5 +1,4 @@
 import Observation
-import Synchronization
 
 // MARK: - HolderStore
 
@@ -41,6 +40,14 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// it (a read inside an evaluation is covered by the computed value's
   /// own registration). Guarded by the lock.
   @usableFromInline @exclusivity(unchecked) var observationRead = false
+  /// Whether a computed value read the holder on its last evaluation: set
+  /// by `HolderObservation.dependentsChanged()`, under this lock inside
+  /// the graph's (`ComputedGraph`). A write takes it with its change, so
+  /// a computed value that becomes a dependent either is marked by the
+  /// write, or sees the write's version when it checks the version it
+  /// read afterwards (`ComputedNode.updateLocked`,
+  /// `Verification/Computed.pml`). Guarded by the lock.
+  @usableFromInline @exclusivity(unchecked) var hasDependents = false
 
   @usableFromInline
   init(_ initial: State) {
@@ -53,17 +60,25 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   }
 
   /// Whom a changing write must tell after its delivery, taken under the
-  /// lock: nobody (no registrar was made); the computed values that read
-  /// the holder, if any; or those and Observation too.
-  @usableFromInline enum Observers { case none, dependents, all }
+  /// lock: nobody; the computed values that read the holder; Observation;
+  /// or both.
+  @usableFromInline enum Observers: UInt8 {
+    case none = 0
+    case dependents = 1
+    case observation = 2
+    case all = 3
+
+    @inlinable var marksDependents: Bool { rawValue & 1 != 0 }
+    @inlinable var tellsObservation: Bool { rawValue & 2 != 0 }
+  }
 
   /// Takes whom a changing write must tell. Under the lock.
   @inlinable @inline(__always)
   func takeObservers(changes: Bool = true) -> Observers {
     if !changes || observation == nil { return .none }
-    if !observationRead { return .dependents }
+    if !observationRead { return hasDependents ? .dependents : .none }
     observationRead = false
-    return .all
+    return hasDependents ? .all : .observation
   }
 
   /// Runs `body` with the state and the core's state, under the core's lock.
@@ -262,16 +277,17 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   func makeObservation() -> HolderObservation {
     let made = HolderObservation()
     made.readVersion = { [unowned self] in withLock { _, _ in version } }
+    made.setHasDependents = { [unowned self] has in withLock { _, _ in hasDependents = has } }
     made.core = core
     observation = made
     return made
   }
 
   /// Runs `deliver`, the write's delivery, then tells the computed values
-  /// that read the holder and Observation that the state changed. Called
-  /// by a write that saw `observation` set under the lock, after the
-  /// change is stored and the lock released (an `onChange` may read the
-  /// holder).
+  /// that read the holder and Observation that the state changed, as
+  /// `observers` says. Called by a write that took `observers` under the
+  /// lock, after the change is stored and the lock released (an
+  /// `onChange` may read the holder).
   ///
   /// The computed values are told inside the wave of the delivery, so
   /// that the refreshes of those with chains are sent at its end with the
@@ -280,7 +296,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   @usableFromInline @inline(never)
   func deliverObserved(_ observers: Observers, _ deliver: () -> Void) {
     let observation = observation.unsafelyUnwrapped
-    if observation.hasDependents {
+    if observers.marksDependents {
       DeliveryContext.current.inWave {
         deliver()
         ComputedGraph.changed(observation)
@@ -288,7 +304,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     } else {
       deliver()
     }
-    if observers == .all { observation.changed() }
+    if observers.tellsObservation { observation.changed() }
   }
 }
 
@@ -336,21 +352,16 @@ final class HolderObservation: ComputedSource, Observable, @unchecked Swift.Send
   /// The holder's version, read under its lock. Set once, by the store
   /// that makes this object.
   @exclusivity(unchecked) var readVersion: (() -> UInt64)!
+  /// Sets the store's `hasDependents`, under its lock. Set with
+  /// `readVersion`.
+  @exclusivity(unchecked) var setHasDependents: ((Bool) -> Void)!
   /// The holder's sender core, set with `readVersion`.
   @exclusivity(unchecked) var core: (any Ranked)!
-  /// `dependents`' count, read without the lock by every write to an
-  /// observed holder: a lock there cost 11 ns more per write (85 against
-  /// 96 ns, one run). A computed value that becomes a dependent checks
-  /// the version it read afterwards (`ComputedNode.updateLocked`), so a
-  /// write that missed it is seen (Verification/Computed.pml). An atomic
-  /// of `Synchronization`, as the package's others until issue #38.
-  let dependentCount = Atomic(0)
 
-  /// Whether a computed value read the holder on its last evaluation.
-  var hasDependents: Bool { dependentCount.load(ordering: .relaxed) != 0 }
-
+  /// Under `ComputedGraph.lock`: the holder's lock is taken inside it, as
+  /// by `versionIfKnown()`, and never the other way round.
   override func dependentsChanged() {
-    dependentCount.store(dependents.count, ordering: .relaxed)
+    setHasDependents(dependents.count != 0)
   }
 
   override func currentVersion(runner: Int) -> UInt64 { readVersion() }
