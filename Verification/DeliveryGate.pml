@@ -64,7 +64,7 @@
 /* DeliveryGate */
 byte runner = 0;        /* `word` without `alone`: the running thread's id, 0 idle */
 byte requests = 0;      /* `requests`: QUEUED | WAITING | CLOSED */
-bit settled = 0;        /* Observer.settled */
+bit settled = 0;        /* DeliveryGate.settled, a bit of `requests` set after CLOSED */
 byte pending[4];        /* `pending`: values queued, guarded by gstripe */
 byte npending = 0;
 bit gstripe = 0;        /* the gate's ParkingLot stripe lock */

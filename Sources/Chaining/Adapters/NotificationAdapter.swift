@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 // MARK: - NotificationAdapter
 
@@ -24,7 +23,7 @@ public final class NotificationAdapter: Sendable {
   private let center: NotificationCenter
   private let token: any NSObjectProtocol
   /// Set by the first ``invalidate()``, so that the center is told once.
-  private let stopped = Atomic<Bool>(false)
+  private let stopped = Protected(false)
 
   /// Starts observing `name`.
   ///
@@ -54,7 +53,11 @@ public final class NotificationAdapter: Sendable {
   /// already running for a notification posted before finishes.
   public func invalidate() {
     // Acquiring and releasing: the one call that flips it tells the center.
-    guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let wasStopped = stopped.withLock { stopped in
+      defer { stopped = true }
+      return stopped
+    }
+    guard !wasStopped else { return }
     center.removeObserver(token)
   }
 

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 // MARK: - QueueHop
 
@@ -54,6 +53,11 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
   // A value that is not `Swift.Sendable` crosses to the actor as it would
   // cross threads without the hop: the chain's sender owns it, and the hop
   // only moves it.
+
+  /// The storage of `scheduled`, reached only through it: must stay the
+  /// first stored property (see `AtomicReference`: "Where the word lives").
+  var scheduledStorage = false
+
   let gate = DeliveryGate(held: false, handsOff: false)
   /// Weak: the actor's own state usually holds the observer of a chain
   /// written in it, and so this hop; a strong reference would keep the
@@ -70,7 +74,9 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
   /// Whether a turn on the actor is scheduled or running: values sent
   /// meanwhile join `pending`, to run after the earlier ones. Written only
   /// with `pending`'s lock held.
-  private let scheduled = Atomic<Bool>(false)
+  private var scheduled: AtomicReference<Bool> {
+    @inline(__always) get { AtomicReference(in: self) }
+  }
 
   init(to actor: any Actor, downstream: @escaping (Value) -> Void) {
     isMainActor = actor === MainActor.shared

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import _ChainingThreadContext
 
 // MARK: - DeliveryGate
@@ -57,6 +56,11 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   // @unchecked: `pending` is guarded by the gate's ParkingLot stripe; the
   // thread named in `word` is the only one running the chain.
 
+  /// The storage of `word` and `requests`, in that order, reached only
+  /// through them: must stay the first stored property (see
+  /// `AtomicReference`: "Where the word lives").
+  @usableFromInline var words: (word: Int, requests: Int)
+
   /// In `word`: set when the chain starts, when its only source is one
   /// sender core: that core's deliveries may then run it without claiming
   /// (see the type's discussion). Never cleared.
@@ -88,14 +92,22 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   @usableFromInline static let waiting = 2
   /// In `requests`: set once by `close()`; no run starts afterwards.
   @usableFromInline static let closed = 4
+  /// In `requests`: set by the gate's observer, only after `closed`, once
+  /// no run made without claiming the gate can be in progress (see
+  /// `Observer.isSettled`). Never cleared; the gate itself never reads it.
+  @usableFromInline static let settled = 8
 
   /// The running thread's `DeliveryContext.runner` (0 when idle), plus
   /// `alone` and the generation. Changed only by a claim, from idle, and
   /// by the runner's release back to idle, in the next generation.
-  @usableFromInline let word: Atomic<Int>
+  @usableFromInline var word: AtomicReference<Int> {
+    @inline(__always) get { AtomicReference(in: self) }
+  }
 
   /// `queued`, `waiting` and `closed`: set by other threads than the runner.
-  @usableFromInline let requests = Atomic<Int>(0)
+  @usableFromInline var requests: AtomicReference<Int> {
+    @inline(__always) get { AtomicReference(in: self, offset: MemoryLayout<Int>.stride) }
+  }
 
   /// Runs queued while the chain was running. Guarded by the stripe's lock.
   @usableFromInline @exclusivity(unchecked) var pending: [Queued] = []
@@ -140,7 +152,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// Whether `emptiedForTests` is set: one relaxed load on that slow path
   /// when no test has set it. The lock of `emptiedForTests`, taken after
   /// the flag is seen, orders the closure's store and its read.
-  static let emptiedForTestsIsSet = Atomic<Bool>(false)
+  static let emptiedForTestsIsSet = AtomicReference<Bool>(allocatedWith: false)
 
   /// For tests: sets or clears `emptiedForTests`. Other tests' gates, in
   /// parallel, call it too: a test's closure checks the gate it gets.
@@ -184,7 +196,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   ///   - handsOff: Whether a thread running other threads' queued values
   ///     hands the gate over past `handOffLimit` (see `handsOff`).
   init(held: Bool, handsOff: Bool = true) {
-    word = Atomic(held ? DeliveryContext.current.runner : 0)
+    words = (held ? DeliveryContext.current.runner : 0, 0)
     self.handsOff = handsOff
   }
 

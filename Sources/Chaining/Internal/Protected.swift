@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Darwin)
 import Darwin
 #endif
@@ -35,8 +33,14 @@ final class Protected<State>: @unchecked Swift.Sendable {
   /// The lock, in an allocation of its own so that its address never changes.
   @usableFromInline let lock: UnsafeMutablePointer<os_unfair_lock>
   #else
-  /// The lock: `Self.free`, `Self.taken`, or `Self.contended`.
-  @usableFromInline let lock = Atomic<UInt32>(0)
+  /// The lock's word: `Self.free`, `Self.taken`, or `Self.contended`.
+  /// Reached only through `lock`; must stay the first stored property.
+  @usableFromInline var lockWord: UInt32 = 0
+
+  /// The lock (see `AtomicReference`: "Where the word lives").
+  @usableFromInline var lock: AtomicReference<UInt32> {
+    @inline(__always) get { AtomicReference(in: self) }
+  }
   #endif
 
   @usableFromInline @exclusivity(unchecked) var state: State

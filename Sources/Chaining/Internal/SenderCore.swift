@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 // MARK: - _SenderCore
 
@@ -40,6 +39,10 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock; `word` is atomic; a list
   // is changed in place only under the lock while no thread reads it
   // unlocked (see the type's discussion).
+
+  /// The storage of `word`, reached only through it: must stay the first
+  /// stored property (see `AtomicReference`: "Where the word lives").
+  @usableFromInline var wordStorage: UInt = 0
 
   @usableFromInline
   struct State {
@@ -141,8 +144,10 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   @exclusivity(unchecked) var turnWait = DeliveryGate.turnWait
 
   /// The current list (a retained pointer, or 0 when there is no observer)
-  /// and the flags below.
-  @usableFromInline let word = Atomic<UInt>(0)
+  /// and the flags below, atomic.
+  @usableFromInline var word: AtomicReference<UInt> {
+    @inline(__always) get { AtomicReference(in: self) }
+  }
 
   /// Set while a thread delivers; the list it claimed stays unchanged.
   @usableFromInline static var delivering: UInt { 1 }

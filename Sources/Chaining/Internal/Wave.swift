@@ -1,5 +1,3 @@
-import Synchronization
-
 // MARK: - Waves
 
 // A wave is a write and everything its delivery causes on the same thread,
@@ -332,6 +330,10 @@ final class WaveFlush: @unchecked Swift.Sendable {
   // reads are touched only under `gate` (the chain's runs are serial), or
   // a hop's gate before the combine; `rank` is atomic.
 
+  /// The storage of `rank`, reached only through it: must stay the first
+  /// stored property (see `AtomicReference`: "Where the word lives").
+  @usableFromInline var rankStorage = Int.min
+
   /// A deferred combine in a thread's list.
   struct Entry {
     /// Retained by the entry (see `DeliveryContext.deferFlush(_:)`).
@@ -372,7 +374,9 @@ final class WaveFlush: @unchecked Swift.Sendable {
   /// at each later build that links a chain into it; each raise is a
   /// compare-and-swap that keeps the highest, so a raise on one thread
   /// never undoes another's.
-  let rank = Atomic(Int.min)
+  @usableFromInline var rank: AtomicReference<Int> {
+    @inline(__always) get { AtomicReference(in: self) }
+  }
   /// This combine's place in the graph of ranks (see `RankGraph`). Under
   /// `RankGraph.lock`.
   @exclusivity(unchecked) var rankLinks: RankLinks?

@@ -1,5 +1,3 @@
-import Synchronization
-
 // MARK: - Observer
 
 /// Keeps one finished chain alive until it is invalidated or released.
@@ -72,11 +70,21 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
   /// How many subscriptions the chain made. Touched only by the thread
   /// finishing the chain.
   @exclusivity(unchecked) var subscriptionCount: Int32 = 0
-  /// Set once the gate is closed and an `invalidate()` call found no run
-  /// made without claiming it in progress, or waited for it: none can
-  /// start afterwards, so later calls need not ask `aloneSource` again.
-  /// Never cleared. (One byte, in what was padding after the count.)
-  let settled = Atomic<Bool>(false)
+  /// Whether the gate is settled: closed, and an `invalidate()` call
+  /// found no run made without claiming it in progress, or waited for it
+  /// (`DeliveryGate.settled`): none can start afterwards, so later calls
+  /// need not ask `aloneSource` again. A bit of the gate's `requests` word,
+  /// not a word of the observer's: an atomic of the observer's own would
+  /// keep the optimizer from allocating an observer that never escapes on
+  /// the stack.
+  var isSettled: Bool {
+    gate.requests.load(ordering: .acquiring) & DeliveryGate.settled != 0
+  }
+
+  /// Records the gate settled (see `isSettled`).
+  func settle() {
+    gate.requests.bitwiseOr(DeliveryGate.settled, ordering: .releasing)
+  }
 
   /// What an observer holds beyond its first subscription.
   private final class Extras {
@@ -202,9 +210,9 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
       // run the setting call waited for happens before this call returns.
       // (Checked in this order so that the common case, a release after
       // an `invalidate()` that settled, copies no reference.)
-      if aloneSource != nil, !settled.load(ordering: .acquiring), DeliveryContext.current.depth == 0 {
+      if aloneSource != nil, !isSettled, DeliveryContext.current.depth == 0 {
         aloneSource?.awaitRunAlone(of: gate)
-        settled.store(true, ordering: .releasing)
+        settle()
       }
       return
     }
@@ -215,7 +223,7 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
       let alone = aloneSource != nil
       // Only a chain run without claiming its gate has anything to settle.
       if first.detach(awaitingAlone: alone), alone {
-        settled.store(true, ordering: .releasing)
+        settle()
       }
     }
     guard let extras else { return }
@@ -236,16 +244,21 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
 }
 
 /// Counts the senders of a chain that have not ended yet.
-private final class Countdown: Swift.Sendable {
-  private let remaining: Atomic<Int>
+final class Countdown: @unchecked Swift.Sendable {
+  // @unchecked: `remainingStorage` is reached only atomically, through `remaining`.
+  /// The storage of `remaining`, its only stored property.
+  var remainingStorage: Int
+
+  /// The senders left, atomic.
+  private var remaining: AtomicReference<Int> { AtomicReference(in: self) }
 
   init(_ count: Int) {
-    remaining = Atomic(count)
+    remainingStorage = count
   }
 
   /// Counts one down; true for the call that reaches zero. Each sender
   /// ends once, on any thread: the count is an atomic read-modify-write.
   func decrement() -> Bool {
-    remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
+    remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0
   }
 }

@@ -9,9 +9,10 @@
 #ifndef CHAINING_THREAD_CONTEXT_H
 #define CHAINING_THREAD_CONTEXT_H
 
-// The fences, the isolation check and the thread information, included here
+// The atomics, the fences, the isolation check and the thread information, included here
 // too, so that a build that had this module before they were added notices
 // the change.
+#include "ChainingAtomics.h"
 #include "ChainingFences.h"
 #include "ChainingIsolation.h"
 #include "ChainingThreadInfo.h"

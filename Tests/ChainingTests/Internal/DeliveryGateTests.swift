@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Testing
 
 @testable import Chaining
@@ -293,12 +292,12 @@ import Testing
       var runsAfterClose = 0
     }
     let tally = Tally()
-    let started = Atomic(0)
+    let started = AtomicCounter()
     let closesAfter = 100
     race(threads: threads + 1) { index in
       if index == threads {
         // The closer: lets the senders get going, then closes.
-        while started.load(ordering: .relaxed) < closesAfter {}
+        while started.value < closesAfter {}
         gate.close()
         tally.closed = true
         return
@@ -308,7 +307,7 @@ import Testing
         gate.deliver(
           1,
           to: { _ in
-            started.add(1, ordering: .relaxed)
+            started.add(1)
             tally.runs += 1
             if tally.closed { tally.runsAfterClose += 1 }
           },

@@ -1,7 +1,6 @@
 import Chaining
 import Dispatch
 import Observation
-import Synchronization
 import Testing
 
 /// A value that is not `Equatable`: every write of it counts as a change.
@@ -13,7 +12,7 @@ struct Opaque: Swift.Sendable {
   // @unchecked: written and read on the tests' queue, or by the binding
   // on the thread that wrote the holder, never at once.
   var item = Opaque(text: "model")
-  @ObservationIgnored let writes = Mutex(0)
+  @ObservationIgnored let writes = Locked(0)
 
   var counted: Opaque {
     get { item }

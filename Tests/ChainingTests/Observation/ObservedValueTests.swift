@@ -1,7 +1,6 @@
 import Chaining
 import Dispatch
 import Observation
-import Synchronization
 import Testing
 
 @Observable final class Profile: @unchecked Swift.Sendable {
@@ -17,7 +16,7 @@ import Testing
 /// asks of a model written from other threads.
 final class LockedCounter: Observable, Swift.Sendable {
   private let registrar = ObservationRegistrar()
-  private let lock = Mutex(0)
+  private let lock = Locked(0)
 
   var value: Int {
     get {
