@@ -6,8 +6,11 @@ import PackageDescription
 
 let package = Package(
   name: "swift-chaining",
-  // `Synchronization.Mutex` and `Atomic` set the floor on Apple platforms.
-  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  // The oldest systems current Xcode builds for. The Clock-based steps and
+  // `TestClock` need iOS 16 / macOS 13, the Observation features iOS 17 /
+  // macOS 14: each declaration says so with `@available`, which
+  // `.ci/apple/check` checks.
+  platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
   products: [
     .library(name: "Chaining", targets: ["Chaining"]),
     // Test support for code that uses Chaining: `TestClock`.

@@ -6,6 +6,7 @@ import Dispatch
 /// Like a screen, it has its own queue, and it shows things only there:
 /// every binding hops to that queue with `receive(on:)` before it writes,
 /// whichever thread changed the model.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 public final class ConsoleView {
   private let queue: DispatchQueue
   private let write: (String) -> Void

@@ -6,6 +6,7 @@ import Dispatch
 ///
 /// The view writes on its own queue; each step waits for that queue before
 /// going on, so the output is the same on every run.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 public func runDemo(write: @escaping @Sendable (String) -> Void) {
   let list = TodoList()
   list.add("Buy milk")

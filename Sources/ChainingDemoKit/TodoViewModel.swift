@@ -8,6 +8,7 @@ import Observation
 /// `showsDone` holder with `bind(to:_:on:)`. Observation tells a change
 /// before it is stored, so Chaining reads the model again on a queue the
 /// demo gives it, the same queue on which the demo writes the model.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable public final class TodoViewModel: @unchecked Swift.Sendable {
   // @unchecked: the stored properties are not guarded; the demo reads and
   // writes them on one serial queue only.

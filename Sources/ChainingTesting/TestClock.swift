@@ -45,6 +45,7 @@ import Foundation
 ///
 /// Thread-safe: time may be read, timers started and cancelled from any
 /// thread. Advance it from one task at a time.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public final class TestClock: Clock, TimerClock, @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by `lock`.
 

@@ -12,12 +12,14 @@ private final class Lines: @unchecked Swift.Sendable {
 }
 
 @Suite struct DemoTests {
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func demoPrintsTheWalkthroughExactly() {
     let output = Lines()
     runDemo { output.append($0) }
     #expect(output.all == Self.expected)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func demoOutputIsTheSameOnEveryRun() {
     var runs: [[String]] = []
     for _ in 0..<20 {
@@ -28,6 +30,7 @@ private final class Lines: @unchecked Swift.Sendable {
     #expect(Set(runs).count == 1)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func demoUsesNoUnderscoredAPI() throws {
     // The demo is what a user copies: it must need nothing the README
     // calls not API (such as `_senderCore(creating:)`).

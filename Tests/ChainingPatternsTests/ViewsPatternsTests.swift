@@ -134,6 +134,9 @@ private func show(_ count: some Fetchable<Int> & Sendable<Int>, into lines: Valu
 }
 
 @Suite struct ViewsPatternsTests {
+  // `any Chainable<Int>`: a parameterized protocol type needs the runtime
+  // of macOS 13.
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func sourcesAndReceiversNamedByValueType() {
     let lines = ValueHolder<[String]>([])
     let count = ValueHolder(3)

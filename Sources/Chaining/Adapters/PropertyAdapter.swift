@@ -226,4 +226,5 @@ extension PropertyAdapter: @unchecked Swift.Sendable where Root: Swift.Sendable,
 /// SwiftUI view's `body` does, registers the read; the next write that changes
 /// the holder's state calls the tracking's `onChange`, once, after the change
 /// is stored. See <doc:ObservationAndSwiftUI>.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension PropertyAdapter: Observable {}

@@ -1,5 +1,6 @@
 // MARK: - debounce
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension Chain where Value: Swift.Sendable {
   /// Sends a value once `interval` has passed with no newer value: the
   /// last of each burst.
@@ -51,6 +52,7 @@ extension Chain where Value: Swift.Sendable {
 }
 
 /// One finished chain's `debounce` step.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 @usableFromInline
 final class Debounce<C: Clock, Value>: TimedStep<C, Value, Debounce.Waiting?>, @unchecked Swift.Sendable {
   // @unchecked: as `TimedStep`; its state is in `state`.

@@ -1,5 +1,6 @@
 // MARK: - delay
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension Chain where Value: Swift.Sendable {
   /// Sends every value `interval` after it arrives, in order.
   ///
@@ -43,6 +44,7 @@ extension Chain where Value: Swift.Sendable {
 }
 
 /// One finished chain's `delay` step.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 @usableFromInline
 final class Delay<C: Clock, Value>: TimedStep<C, Value, Delay.Waiting>, @unchecked Swift.Sendable {
   // @unchecked: as `TimedStep`; its state is in `state`.

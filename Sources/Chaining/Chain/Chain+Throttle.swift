@@ -1,5 +1,6 @@
 // MARK: - throttle
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension Chain where Value: Swift.Sendable {
   /// Sends at most one value per `interval`: the first at once, then one at
   /// the end of each interval in which values arrived.
@@ -65,6 +66,7 @@ extension Chain where Value: Swift.Sendable {
 }
 
 /// One finished chain's `throttle` step.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 @usableFromInline
 final class Throttle<C: Clock, Value>: TimedStep<C, Value, Throttle.Interval?>, @unchecked Swift.Sendable {
   // @unchecked: as `TimedStep`; its state is in `state`, `latest` is a constant.

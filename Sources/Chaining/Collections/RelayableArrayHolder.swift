@@ -224,4 +224,5 @@ extension RelayableArrayHolder.Event: Equatable where Element: Equatable, Elemen
 /// the read; the next write that changes the holder's state calls the
 /// tracking's `onChange`, once, after the change is stored. See
 /// <doc:ObservationAndSwiftUI>.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension RelayableArrayHolder: Observable {}

@@ -77,6 +77,7 @@ public struct ChainValues<Element: Swift.Sendable>: AsyncSequence {
     }
 
     /// Waits for the next value on the caller's actor; `nil` once the task is cancelled.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
       await base.next(isolation: actor)
     }

@@ -278,6 +278,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   }
 }
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension Computed: Observable {}
 
 // MARK: - A source of chains

@@ -116,4 +116,5 @@ extension EventableValueHolder: Equatable where T: Equatable {
 /// `body` does, registers the read; the next write that changes the holder's
 /// state calls the tracking's `onChange`, once, after the change is stored. See
 /// <doc:ObservationAndSwiftUI>.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension EventableValueHolder: Observable {}

@@ -151,4 +151,5 @@ extension RelayableValueHolder.Event: Equatable where T: Equatable, T.ChainValue
 /// registers the read; the next write that changes the holder's state calls the
 /// tracking's `onChange`, once, after the change is stored. See
 /// <doc:ObservationAndSwiftUI>.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension RelayableValueHolder: Observable {}

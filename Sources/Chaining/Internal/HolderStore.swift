@@ -275,7 +275,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// Makes and keeps the registrar. Called under the lock, once.
   @usableFromInline
   func makeObservation() -> HolderObservation {
-    let made = HolderObservation()
+    let made = HolderObservation.make()
     made.readVersion = { [unowned self] in withLock { _, _ in version } }
     made.setHasDependents = { [unowned self] has in withLock { _, _ in hasDependents = has } }
     made.core = core
@@ -310,44 +310,45 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
 
 // MARK: - HolderObservation
 
-/// A holder's Observation registrar, and the subject its reads and
-/// changes name: this object, not the holder. A tracking is told by the
-/// registrar, whatever the subject; and naming the holder would need a
-/// weak reference to it (it owns the store that owns this object), which
-/// moves every retain and release of the holder to the runtime's slow
-/// path: a `value` read cost 57 ns, 14 once this object named itself
-/// (`./compare --filter '(holder|computed) read.*'`). Made by
-/// `HolderStore.makeObservation()`.
+/// A holder's place among the dependencies of computed values, and its
+/// Observation registrar: on systems with Observation (iOS 17, macOS 14
+/// and later), this is a ``RegisteringHolderObservation``, which has one;
+/// before them, reads and changes tell nobody but the computed values.
+/// Made by `HolderStore.makeObservation()`, with `make()`.
+///
+/// Reads and changes name this object, not the holder. A tracking is told
+/// by the registrar, whatever the subject; and naming the holder would
+/// need a weak reference to it (it owns the store that owns this object),
+/// which moves every retain and release of the holder to the runtime's
+/// slow path: a `value` read cost 57 ns, 14 once this object named itself
+/// (`./compare --filter '(holder|computed) read.*'`).
 @usableFromInline
-final class HolderObservation: ComputedSource, Observable, @unchecked Swift.Sendable {
-  // @unchecked: the registrar is `Swift.Sendable`; `readVersion` and
-  // `core` are set once, before the store publishes this object; the
-  // dependents are guarded by `ComputedGraph.lock`.
+class HolderObservation: ComputedSource, @unchecked Swift.Sendable {
+  // @unchecked: `readVersion` and `core` are set once, before the store
+  // publishes this object; the dependents are guarded by
+  // `ComputedGraph.lock`.
 
-  let registrar = ObservationRegistrar()
-  /// What reads and changes name.
-  var state: Void { () }
-  /// `\.state`, made once: a key path literal is looked up on every use.
-  /// Unchecked: a key path is immutable.
-  nonisolated(unsafe) static let keyPath: KeyPath<HolderObservation, Void> = \.state
-
-  /// Registers an access of the holder's state with the tracking in
-  /// progress on this thread, if any.
-  @usableFromInline func access() {
-    registrar.access(self, keyPath: Self.keyPath)
+  /// A new object: with a registrar where the system has Observation.
+  static func make() -> HolderObservation {
+    if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+      return RegisteringHolderObservation()
+    }
+    return HolderObservation()
   }
 
+  /// Registers an access of the holder's state with the tracking in
+  /// progress on this thread, if any. Nothing before Observation.
+  @usableFromInline func access() {}
+
   /// Tells the trackings that read the holder's state that it changed.
+  /// Nothing before Observation.
   ///
   /// The change is already stored, so a tracking's `onChange` (called in
   /// `willSet`) that reads the holder sees the new state. A tracking
   /// registered before this call is told. One whose `apply` read the old
   /// state but which is registered only after this call (a write racing
   /// the tracking's `apply`) is not, as with an `@Observable` property.
-  func changed() {
-    registrar.willSet(self, keyPath: Self.keyPath)
-    registrar.didSet(self, keyPath: Self.keyPath)
-  }
+  func changed() {}
 
   /// The holder's version, read under its lock. Set once, by the store
   /// that makes this object.
@@ -369,4 +370,26 @@ final class HolderObservation: ComputedSource, Observable, @unchecked Swift.Send
   override func versionIfKnown() -> UInt64? { readVersion() }
 
   override var rankNode: any Ranked { core }
+}
+
+/// A ``HolderObservation`` with Observation's registrar.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class RegisteringHolderObservation: HolderObservation, Observable, @unchecked Swift.Sendable {
+  // @unchecked: the registrar is `Swift.Sendable`.
+
+  let registrar = ObservationRegistrar()
+  /// What reads and changes name.
+  var state: Void { () }
+  /// `\.state`, made once: a key path literal is looked up on every use.
+  /// Unchecked: a key path is immutable.
+  nonisolated(unsafe) static let keyPath: KeyPath<RegisteringHolderObservation, Void> = \.state
+
+  override func access() {
+    registrar.access(self, keyPath: Self.keyPath)
+  }
+
+  override func changed() {
+    registrar.willSet(self, keyPath: Self.keyPath)
+    registrar.didSet(self, keyPath: Self.keyPath)
+  }
 }

@@ -3,6 +3,7 @@ import Observation
 
 // MARK: - chain(_:)
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension Observable where Self: AnyObject & Swift.Sendable {
   /// Starts a chain from one property of this `@Observable` model.
   ///

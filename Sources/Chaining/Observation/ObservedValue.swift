@@ -75,6 +75,7 @@ import Observation
 ///
 /// A newer toolchain's `didSet` tracking could read on the writer's thread
 /// at once; `scheduleRead()` is the one place that would change.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 public final class ObservedValue<Value>: Syncable {
   /// The type of the values chains receive.
   public typealias ChainValue = Value
@@ -155,6 +156,7 @@ public final class ObservedValue<Value>: Syncable {
   }
 }
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ObservedValue where Value: Swift.Sendable {
   /// Makes a source of what `read` returns from a `@MainActor` model,
   /// reading it on the main queue and holding the model weakly.
@@ -196,6 +198,7 @@ extension ObservedValue where Value: Swift.Sendable {
   }
 }
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ObservedValue {
   /// Unavailable: an `ObservedValue` reads on the queue where its model is
   /// written, so it needs that queue.
@@ -231,10 +234,12 @@ extension ObservedValue {
 // @unchecked: the value and the observers are guarded by the store, the
 // loop guards itself, and values cross threads only when `Value` is
 // `Swift.Sendable`.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ObservedValue: @unchecked Swift.Sendable where Value: Swift.Sendable {}
 
 /// Reading ``value`` inside `withObservationTracking` registers the read; a
 /// new value calls the tracking's `onChange`. See <doc:ObservationAndSwiftUI>.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ObservedValue: Observable {}
 
 // MARK: - ReadLoop
@@ -247,6 +252,7 @@ private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 ///
 /// The tracking's `onChange` holds the loop weakly, and so do the reads
 /// queued for it: the model's registrar keeps nothing alive.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 final class ReadLoop<Value>: @unchecked Swift.Sendable {
   // @unchecked: `read` runs on `queue` only, after the initializer's first
   // read; `state` guards the rest.

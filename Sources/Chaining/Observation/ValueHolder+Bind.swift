@@ -53,6 +53,7 @@ extension ValueHolder {
   ///     ``ObservedValue``).
   /// - Returns: The observer of both directions; invalidating or releasing
   ///   it ends both. It keeps the holder weakly.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   public func bind<Model: Observable & AnyObject & Swift.Sendable>(
     to model: Model,
     _ keyPath: ReferenceWritableKeyPath<Model, T> & Swift.Sendable,
@@ -95,6 +96,7 @@ extension ValueHolder {
   ///   - forward: Turns the property's value into the holder's.
   ///   - backward: Turns the holder's value into the property's.
   /// - Returns: The observer of both directions.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   public func bind<Model: Observable & AnyObject & Swift.Sendable, Property>(
     to model: Model,
     _ keyPath: ReferenceWritableKeyPath<Model, Property> & Swift.Sendable,
@@ -129,6 +131,7 @@ extension ValueHolder {
     message:
       "pass the queue the model is written on, bind(to: model, keyPath, on: queue) (the writer rule in Observation.md), or use bind(onMainActor:_:) for a @MainActor model"
   )
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   public func bind<Model: Observable & AnyObject & Swift.Sendable>(
     to model: Model,
     _ keyPath: ReferenceWritableKeyPath<Model, T> & Swift.Sendable
@@ -144,6 +147,7 @@ extension ValueHolder {
     message:
       "pass the queue the model is written on, bind(to: model, keyPath, on: queue, forward:backward:) (the writer rule in Observation.md), or use bind(onMainActor:_:forward:backward:) for a @MainActor model"
   )
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   public func bind<Model: Observable & AnyObject & Swift.Sendable, Property>(
     to model: Model,
     _ keyPath: ReferenceWritableKeyPath<Model, Property> & Swift.Sendable,
@@ -185,6 +189,7 @@ extension ValueHolder {
   ///     nothing more either way.
   ///   - keyPath: The property to bind, used on the main actor only.
   /// - Returns: The observer of both directions; it keeps the holder weakly.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @MainActor
   public func bind<Model: Observable & AnyObject & Swift.Sendable>(
     onMainActor model: Model,
@@ -206,6 +211,7 @@ extension ValueHolder {
   ///   - forward: Turns the property's value into the holder's.
   ///   - backward: Turns the holder's value into the property's.
   /// - Returns: The observer of both directions.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @MainActor
   public func bind<Model: Observable & AnyObject & Swift.Sendable, Property>(
     onMainActor model: Model,

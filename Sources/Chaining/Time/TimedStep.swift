@@ -12,6 +12,7 @@
 /// the gate when it is invalidated (nothing is delivered after
 /// `invalidate()` returns), then calls `end()`, which drops the waiting
 /// values and cancels the timer, releasing what it captured.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 @usableFromInline
 class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
   // @unchecked: `state` is guarded by its lock; the rest are constants.
@@ -133,6 +134,7 @@ class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
   }
 }
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension Chain where Value: Swift.Sendable {
   /// Returns the chain with a time step: `makeStep` builds the step's
   /// receiving function for each finished chain. `call` names the public

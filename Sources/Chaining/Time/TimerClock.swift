@@ -12,6 +12,7 @@
 ///
 /// Adopt it for a clock of your own whose time you move, as `TestClock`
 /// does. Nothing else in the library calls it.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public protocol TimerClock: Clock {
   /// Calls `fire` once, when the clock reaches `deadline`, unless the
   /// returned handle is cancelled first.
@@ -58,6 +59,7 @@ public struct TimerHandle: Swift.Sendable {
 /// finished chain, so the cast to `TimerClock` is made once. Either way,
 /// cancelling a timer releases its closure before `cancel()` returns, as
 /// ``TimerClock/startTimer(at:_:)`` asks of a `TimerClock`.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 @usableFromInline
 struct ClockTimers<C: Clock>: Swift.Sendable {
   @usableFromInline let clock: C

@@ -380,6 +380,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func aTimedDeliveryIsAWaveOfItsOwn() async {
     let clock = TestClock()
     let query = ValueHolder(0)
@@ -499,6 +500,7 @@ import Testing
     withExtendedLifetime(observers) {}
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func observedValueReadInsideABatchSeesTheBatchsWrites() {
     let count = ValueHolder(1)
     let queue = DispatchQueue(label: "GlitchFreeTests.observed")

@@ -53,12 +53,15 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
   return await iterator.next()
 }
 
-// A mistake in the source can leave a wait unanswered: the time limit makes
-// that a failure.
-@Suite(.timeLimit(.minutes(1))) struct AsyncSequenceSourceTests {
+// A mistake in the source can leave a wait unanswered: each test's time
+// limit makes that a failure. (On each test, not the suite: the limit is a
+// `Duration`, which needs macOS 13, and a suite cannot carry `@available`.)
+@Suite struct AsyncSequenceSourceTests {
   // MARK: - Elements
 
-  @Test @MainActor func aSequenceWhoseConformanceIsIsolatedToTheMainActorIsIteratedThere() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1)))
+  @MainActor func aSequenceWhoseConformanceIsIsolatedToTheMainActorIsIteratedThere() async {
     let received = Recorder<Int>()
     let onMain = Recorder<Bool>()
     let source = AsyncSequenceSource(MainActorNumbers(count: 3) { onMain.append(isOnMainActor) })
@@ -71,7 +74,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test(arguments: [false, true])
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1)), arguments: [false, true])
   func anAppDeclaredSequenceCompilesWithAndWithoutTheAppTemplateSettings(appTemplate: Bool) throws {
     // An app target with Xcode 26's settings isolates `Numbers`' conformance
     // to the main actor; without them it is not isolated. Either way the
@@ -107,7 +111,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     #expect(compiles, "\(result.diagnostics)")
   }
 
-  @Test func elementsReachChainsInSequenceOrder() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func elementsReachChainsInSequenceOrder() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let received = Recorder<Int>()
@@ -119,7 +124,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func theFirstChainSeesElementsProducedBeforeIt() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func theFirstChainSeesElementsProducedBeforeIt() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     // Iteration has not started: the stream buffers these.
@@ -135,7 +141,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func equalElementsAreEachSent() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func equalElementsAreEachSent() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let received = Recorder<Int>()
@@ -147,7 +154,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func stepsTransformTheElements() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func stepsTransformTheElements() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let received = Recorder<String>()
@@ -161,7 +169,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
 
   // MARK: - sync versus end
 
-  @Test func syncBeforeTheFirstElementSendsNothing() {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func syncBeforeTheFirstElementSendsNothing() {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let received = Recorder<Int>()
@@ -173,7 +182,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     input.finish()
   }
 
-  @Test func syncSendsTheLatestElementAndEndDoesNot() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func syncSendsTheLatestElementAndEndDoesNot() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     var delivered = source.chain().values.makeAsyncIterator()
@@ -201,7 +211,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     pool.invalidate()
   }
 
-  @Test func syncAfterTheEndStillSendsTheLatestElement() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func syncAfterTheEndStillSendsTheLatestElement() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let first = source.chain().end()
@@ -218,7 +229,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
 
   // MARK: - Completion
 
-  @Test func completionIsNilWhileRunningThenFinished() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func completionIsNilWhileRunningThenFinished() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     var delivered = source.chain().values.makeAsyncIterator()
@@ -233,7 +245,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     #expect(text(source.ended.fetchedValue()) == "finished")
   }
 
-  @Test func endedSendsTheCompletionOnceAndSyncSendsItAfterwards() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func endedSendsTheCompletionOnceAndSyncSendsItAfterwards() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let before = Recorder<String>()
@@ -255,7 +268,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     pool.invalidate()
   }
 
-  @Test func aThrownErrorEndsIterationAndIsReported() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func aThrownErrorEndsIterationAndIsReported() async {
     let (stream, input) = AsyncThrowingStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let received = Recorder<Int>()
@@ -280,7 +294,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     pool.invalidate()
   }
 
-  @Test func aSequenceThatThrowsMidwayStopsAtTheError() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func aSequenceThatThrowsMidwayStopsAtTheError() async {
     // A typed-throws sequence: its error ends the iteration, and nothing
     // after it is requested.
     let numbers = ThrowingRange(range: 1...10) { value throws(Broken) -> Int in
@@ -297,7 +312,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func waitForCompletionReturnsNilWhenTheWaitingTaskIsCancelled() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func waitForCompletionReturnsNilWhenTheWaitingTaskIsCancelled() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let observer = source.chain().end()
@@ -314,7 +330,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
 
   // MARK: - Cancellation
 
-  @Test func cancelEndsTheIterationAndCancelsTheTask() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func cancelEndsTheIterationAndCancelsTheTask() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let terminated = terminations(of: input)
     let source = AsyncSequenceSource(stream)
@@ -339,7 +356,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     pool.invalidate()
   }
 
-  @Test func cancelBeforeAnyChainNeverIteratesTheSequence() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func cancelBeforeAnyChainNeverIteratesTheSequence() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let iterations = Recorder<Void>()
     weak var weakToken: Token?
@@ -362,7 +380,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func anElementTheSequenceProducesAfterCancelIsDropped() async throws {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func anElementTheSequenceProducesAfterCancelIsDropped() async throws {
     // A sequence that ignores cancellation: its next element still comes,
     // and the source neither stores nor sends it.
     let gate = ElementGate()
@@ -384,7 +403,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func aHandlerMayCancelTheSource() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func aHandlerMayCancelTheSource() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let received = Recorder<Int>()
@@ -400,7 +420,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func aHandlerSeesItsElementAsTheLatest() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func aHandlerSeesItsElementAsTheLatest() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let seen = Recorder<Int?>()
@@ -414,7 +435,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
 
   // MARK: - Lifetime
 
-  @Test func freeingTheSourceCancelsTheTaskAndNothingKeepsTheSource() async throws {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func freeingTheSourceCancelsTheTaskAndNothingKeepsTheSource() async throws {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let terminated = terminations(of: input)
     var source: AsyncSequenceSource<Int>? = AsyncSequenceSource(stream)
@@ -442,7 +464,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func freeingTheSourceFinishesLoopsOverItsChainsAtOnce() async throws {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func freeingTheSourceFinishesLoopsOverItsChainsAtOnce() async throws {
     // The sequence ignores cancellation, so the task outlives the source:
     // the loop ends when the source is freed, not when the task ends.
     let gate = ElementGate()
@@ -460,7 +483,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     #expect(gate.requests == 2)
   }
 
-  @Test func cancelRacingTheFirstChainAlwaysStopsTheIteration() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func cancelRacingTheFirstChainAlwaysStopsTheIteration() async {
     for _ in 0..<2_000 {
       let (stream, input) = AsyncStream.makeStream(of: Int.self)
       let terminated = terminations(of: input)
@@ -491,7 +515,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     }
   }
 
-  @Test func theTaskReleasesTheSequenceWhenItEnds() async throws {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func theTaskReleasesTheSequenceWhenItEnds() async throws {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     weak var weakToken: Token?
     let source: AsyncSequenceSource<Int>
@@ -511,7 +536,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func everythingIsReleasedOnceTheSourceIsFreedAndTheTaskEnded() async throws {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func everythingIsReleasedOnceTheSourceIsFreedAndTheTaskEnded() async throws {
     let (stream, input) = AsyncStream.makeStream(of: Item.self)
     weak var weakFirst: Item?
     weak var weakLast: Item?
@@ -545,7 +571,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     input.finish()
   }
 
-  @Test func invalidatingAChainReleasesItsClosuresAndKeepsTheIterationGoing() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func invalidatingAChainReleasesItsClosuresAndKeepsTheIterationGoing() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     weak var weakToken: Token?
@@ -574,7 +601,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
 
   // MARK: - Threads
 
-  @Test func chainsBuiltOnTheMainActorRunThere() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func chainsBuiltOnTheMainActorRunThere() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let (offMain, onMain) = await MainActor.run { () -> (Recorder<Int>, Recorder<Int>) in
@@ -595,7 +623,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     await MainActor.run { mainActorPool.invalidate() }
   }
 
-  @Test func concurrentProducersReachTheChainInStreamOrder() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func concurrentProducersReachTheChainInStreamOrder() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let received = Recorder<Int>()
@@ -615,7 +644,8 @@ private func first<Value>(_ stream: AsyncStream<Value>) async -> Value? {
     observer.invalidate()
   }
 
-  @Test func chainsSyncedWhileElementsFlowSeeAnUnbrokenRunToTheEnd() async {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test(.timeLimit(.minutes(1))) func chainsSyncedWhileElementsFlowSeeAnUnbrokenRunToTheEnd() async {
     let (stream, input) = AsyncStream.makeStream(of: Int.self)
     let source = AsyncSequenceSource(stream)
     let first = source.chain().end()

@@ -120,6 +120,7 @@ private let executorQueueTag = DispatchSpecificKey<Bool>()
 
 /// An executor that runs its jobs on a serial dispatch queue, tagged so that
 /// a closure can tell whether it runs there.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 private final class QueueExecutor: SerialExecutor {
   let queue = DispatchQueue(label: "IsolationTests.QueueExecutor")
 
@@ -138,6 +139,7 @@ private final class QueueExecutor: SerialExecutor {
 }
 
 /// An actor on a custom executor, binding a holder to its state.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 private actor QueueActor: Recording {
   private let executor = QueueExecutor()
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -362,6 +364,7 @@ private actor QueueActor: Recording {
     await counter.stop()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func anActorOnACustomExecutorRunsItsClosuresThere() async {
     let holder = ValueHolder(0)
     let actor = QueueActor()

@@ -275,6 +275,7 @@ import Testing
   }
   #endif
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aReadInsideObservationTrackingIsToldOfTheNextChange() {
     let a = ValueHolder(1)
     let double = Computed { a.value * 2 }
@@ -290,6 +291,7 @@ import Testing
     #expect(double.value == 4)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aHolderReadOutsideAnEvaluationIsObservedWhatTheEvaluationsRead() {
     // A read inside an evaluation does not register with Observation (the
     // computed value's own registration covers it); a read outside one

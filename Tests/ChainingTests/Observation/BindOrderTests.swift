@@ -10,6 +10,7 @@ import Testing
   /// The interleaving that stepped the holder back, made deterministic: the
   /// model's read that follows the binding's write of "a" runs after the
   /// holder changed to "b", whose write is still queued behind the read.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aReadOlderThanTheBindingsLastWriteIsNotSetOnTheHolder() {
     bound { profile, field, values in
       whileQueueHeld {
@@ -25,6 +26,7 @@ import Testing
   /// The same with the model written on its queue between the binding's
   /// write and its read: the holder's newer value, queued behind, stands on
   /// both sides, as the write that reached the queue last.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aModelWriteOverwrittenByAQueuedHolderWriteIsNotSetOnTheHolder() {
     bound { profile, field, values in
       whileQueueHeld {
@@ -38,6 +40,7 @@ import Testing
   }
 
   /// A write of the model after the holder's writes stands on both sides.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aModelWriteAfterTheHoldersStandsOnBothSides() {
     bound { profile, field, values in
       whileQueueHeld {
@@ -52,6 +55,7 @@ import Testing
 
   /// The check of the issue: 20 rounds of 500 writes from one thread. The
   /// holder's history only goes forward, and both sides end on the last.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aHolderWrittenNonstopNeverStepsBack() {
     for _ in 0..<20 {
       bound { profile, field, values in
@@ -71,6 +75,7 @@ import Testing
 
   /// Two threads write the holder nonstop: each one's values reach the
   /// holder in its order, none twice, and both sides end on the same value.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func twoWritersNeverStepTheHolderBack() {
     for _ in 0..<10 {
       bound { profile, field, values in
@@ -93,6 +98,7 @@ import Testing
 
   /// Binds a field to a new profile's `first` on the queue, records the
   /// field's changes from then on, and runs `body`.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   private func bound(_ body: (Profile, ValueHolder<String>, Recorder<String>) -> Void) {
     let profile = Profile()
     let field = ValueHolder("")

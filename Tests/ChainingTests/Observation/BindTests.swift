@@ -8,6 +8,7 @@ struct Opaque: Swift.Sendable {
   var text: String
 }
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable final class OpaqueModel: @unchecked Swift.Sendable {
   // @unchecked: written and read on the tests' queue, or by the binding
   // on the thread that wrote the holder, never at once.
@@ -23,6 +24,7 @@ struct Opaque: Swift.Sendable {
   }
 }
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor @Observable final class MainActorForm {
   var name = "Ann"
   var item = Opaque(text: "model")
@@ -40,6 +42,7 @@ struct Opaque: Swift.Sendable {
 @Suite struct BindTests {
   let queue = DispatchQueue(label: "BindTests")
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aHolderBoundToAModelStartsFromTheModelAndFollowsBothWays() {
     let profile = Profile()
     let field = ValueHolder("")
@@ -62,6 +65,7 @@ struct Opaque: Swift.Sendable {
     #expect(field.value == "Di")
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func forwardAndBackwardConvert() {
     let profile = Profile()
     let text = ValueHolder("")
@@ -82,6 +86,7 @@ struct Opaque: Swift.Sendable {
     binding.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aNonEquatableBindingSettlesWithNoPingPong() {
     let model = OpaqueModel()
     let field = ValueHolder(Opaque(text: ""))
@@ -110,6 +115,7 @@ struct Opaque: Swift.Sendable {
     watcher.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func twoHoldersBoundSettleForNonEquatableValues() {
     let model = ValueHolder(Opaque(text: "model"))
     let field = ValueHolder(Opaque(text: ""))
@@ -134,6 +140,7 @@ struct Opaque: Swift.Sendable {
   /// A write to the other holder made while a change of this one is on its
   /// way to the binding: the old binding copied each change's own value, so
   /// the two crossing writes left each holder with the other's.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func twoHoldersWrittenAcrossEachOtherEndEqual() {
     let field = ValueHolder(0)
     let model = ValueHolder(0)
@@ -156,6 +163,7 @@ struct Opaque: Swift.Sendable {
     interleaver.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func twoHoldersWrittenFromSeveralThreadsAtBothEndsEndEqual() {
     for round in 0..<20 {
       let field = ValueHolder(-1)
@@ -173,6 +181,7 @@ struct Opaque: Swift.Sendable {
   }
 
   #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aHolderBoundToItselfStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let holder = ValueHolder(0)
@@ -183,6 +192,7 @@ struct Opaque: Swift.Sendable {
   }
   #endif
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func theBindingKeepsNeitherSideAlive() {
     weak var weakProfile: Profile?
     weak var weakField: ValueHolder<String>?
@@ -200,6 +210,7 @@ struct Opaque: Swift.Sendable {
     binding = nil
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aModelFreedWhileBoundEndsTheBindingQuietly() {
     var profile: Profile? = Profile()
     let field = ValueHolder("")
@@ -211,6 +222,7 @@ struct Opaque: Swift.Sendable {
     binding.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test @MainActor func aHolderBoundToAMainActorModelFollowsBothWays() async {
     let form = MainActorForm()
     let field = ValueHolder("")
@@ -233,6 +245,7 @@ struct Opaque: Swift.Sendable {
     #expect(field.value == "Di")
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test @MainActor func aNonEquatableMainActorBindingSettles() async {
     let form = MainActorForm()
     let field = ValueHolder(Opaque(text: ""))
@@ -259,6 +272,7 @@ struct Opaque: Swift.Sendable {
     watcher.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test @MainActor func aMainActorBindingKeepsNeitherSideAlive() async {
     weak var weakForm: MainActorForm?
     weak var weakField: ValueHolder<String>?

@@ -5,6 +5,7 @@ import Testing
 
 /// Counts the `onChange` calls of the trackings it starts, and keeps what
 /// each `onChange` read.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 final class Tracker: @unchecked Swift.Sendable {
   // @unchecked: `state` is only touched under `lock`. NSLock rather than
   // Mutex: the thread sanitizer understands its pthread mutex, not
@@ -31,6 +32,7 @@ final class Tracker: @unchecked Swift.Sendable {
 }
 
 @Suite struct HolderObservationTests {
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aValueHolderReadInTrackingFiresOnceOnAChange() {
     let holder = ValueHolder(1)
     let tracker = Tracker()
@@ -44,6 +46,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 2)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func anEqualWriteOrAResendFiresNothing() {
     let holder = ValueHolder("a")
     let tracker = Tracker()
@@ -55,6 +58,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 1)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aNonEquatableValueFiresOnEverySet() {
     struct Box { var n: Int }
     let holder = ValueHolder(Box(n: 1))
@@ -64,6 +68,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 1)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func onChangeReadsTheNewValue() {
     let holder = ValueHolder(1)
     let tracker = Tracker()
@@ -72,6 +77,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.seen == ["7"])
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func writesThroughReceiveAndThroughAChainFire() {
     let holder = ValueHolder(0)
     let source = ValueHolder(0)
@@ -87,6 +93,7 @@ final class Tracker: @unchecked Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aHolderReadOutsideTrackingFiresNothingAndStillDelivers() {
     let holder = ValueHolder(0)
     let received = Recorder<Int>()
@@ -98,6 +105,7 @@ final class Tracker: @unchecked Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func anEventableValueHolderFires() {
     let holder = EventableValueHolder(1)
     let tracker = Tracker()
@@ -109,6 +117,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 1)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func anArrayHolderFiresForEveryReadAccessor() {
     let holder = ArrayHolder([1, 2, 3])
     let reads: [(ArrayHolder<Int>) -> Int] = [
@@ -130,6 +139,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 1)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func anEmptyArrayHolderClearedFiresNothing() {
     let holder = ArrayHolder<Int>()
     let tracker = Tracker()
@@ -138,6 +148,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 0)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aDictionaryHolderFires() {
     let holder = DictionaryHolder(["a": 1])
     let tracker = Tracker()
@@ -154,6 +165,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 3)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func relayableHoldersFireOnTheirOwnChangesNotOnRelays() {
     let element = ValueHolder(1)
     let array = RelayableArrayHolder([element])
@@ -178,6 +190,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(holders.count == 3)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aSuspenderFires() {
     let suspender = Suspender()
     let tracker = Tracker()
@@ -188,6 +201,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 1)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aPropertyAdapterFires() {
     final class Model { var name = "a" }
     let model = Model()
@@ -204,6 +218,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 2)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func fetchedValueRegistersNothing() {
     final class Model { var name = "a" }
     let model = Model()
@@ -231,6 +246,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 0)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func trackingKeepsNoHolderAlive() {
     weak var weakHolder: ValueHolder<Int>?
     let tracker = Tracker()
@@ -243,6 +259,7 @@ final class Tracker: @unchecked Swift.Sendable {
     #expect(tracker.count == 0)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func concurrentWritersWhileTrackedMissNoTracking() {
     // Two threads write while a third tracks again and again. Every
     // tracking was started before the last write, so every one must have

@@ -16,6 +16,7 @@ import Testing
   /// "Where the closure runs": on the queue, the first time too when the
   /// source is made on another thread, so that no write of the queue is
   /// in progress while it reads.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func theClosureRunsOnTheQueueFromTheFirstRead() {
     let profile = Profile()
     let places = Recorder<Bool>()
@@ -33,6 +34,7 @@ import Testing
   }
 
   /// Made in a block of its queue, the source reads there, at once.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func madeOnItsQueueItReadsThere() {
     let profile = Profile()
     let name = queue.sync { ObservedValue(of: profile, on: queue) { $0.first } }
@@ -44,6 +46,7 @@ import Testing
 
   /// "Where values arrive": a change's value reaches the chain on the
   /// queue; `sync()`'s on the calling thread.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func valuesArriveOnTheQueueAndSyncOnTheCaller() {
     let profile = Profile()
     let name = ObservedValue(of: profile, on: queue) { $0.first }
@@ -59,6 +62,7 @@ import Testing
 
   /// "`sync()`": a read still queued when the chain syncs sends the newer
   /// value after the synced one, and nothing older follows.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aReadQueuedAtSyncSendsTheNewerValueAfterIt() {
     let profile = Profile()
     let name = ObservedValue(of: profile, on: queue) { $0.first }
@@ -82,6 +86,7 @@ import Testing
   /// the queue, after the write. The write waits for the source's read to
   /// let it go, or for a second: the first read of the old code lets it go
   /// at once; the new one runs only once the write is done.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aSourceMadeDuringAWriteOfItsQueueReadsTheWrite() {
     let model = PausedModel("A")
     let paused = DispatchSemaphore(value: 0)
@@ -100,6 +105,7 @@ import Testing
   /// Issue #35: models as Xcode 26's app template writes them (default
   /// main-actor isolation, no `Swift.Sendable`, no `@unchecked`) work with
   /// the main-actor forms.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func modelsOfAnAppWithDefaultMainActorIsolationBindOnTheMainActor() throws {
     let app = try CompileCheck.typecheck(
       """
@@ -144,6 +150,7 @@ import Testing
 
 /// A model whose write can stop between its `willSet` (Observation's
 /// notice) and its store.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 private final class PausedModel: Observable, @unchecked Swift.Sendable {
   // @unchecked: `stored` is written in `write`, on the tests' queue, and
   // read by the source's closure, on that queue too.

@@ -3,6 +3,7 @@ import Dispatch
 import Observation
 import Testing
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable final class Profile: @unchecked Swift.Sendable {
   // @unchecked: the tests write and read it on one queue, or say otherwise.
   var first = "Ann"
@@ -14,6 +15,7 @@ import Testing
 /// An `@Observable`-style model safe to write from any thread: each write,
 /// its `willSet` included, and each read hold one lock, as `ObservedValue`
 /// asks of a model written from other threads.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 final class LockedCounter: Observable, Swift.Sendable {
   private let registrar = ObservationRegistrar()
   private let lock = Locked(0)
@@ -31,6 +33,7 @@ final class LockedCounter: Observable, Swift.Sendable {
   }
 }
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor @Observable final class MainActorModel {
   var title = "a"
 }
@@ -43,6 +46,7 @@ final class LockedCounter: Observable, Swift.Sendable {
 @Suite struct ObservedValueTests {
   let queue = DispatchQueue(label: "ObservedValueTests")
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func syncSendsTheCurrentValueAndChangesFollowOnTheQueue() {
     let profile = Profile()
     let name = ObservedValue(on: queue) { "\(profile.first) \(profile.last)" }
@@ -63,6 +67,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aValueIsReadAfterItIsStoredNotBefore() {
     let profile = Profile()
     let age = ObservedValue(on: queue) { profile.age }
@@ -76,6 +81,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func anEqualResultSendsNothing() {
     let profile = Profile()
     let initial = ObservedValue(on: queue) { profile.first.prefix(1) == "A" }
@@ -89,6 +95,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func itFollowsWhatTheClosureReadLastTime() {
     // An implicit switch: after `useLast` flips, `first` is no longer read.
     let profile = Profile()
@@ -107,6 +114,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func fiveHundredRapidWritesArriveInOrderEndingWithTheLast() {
     let profile = Profile()
     let age = ObservedValue(on: queue) { profile.age }
@@ -125,6 +133,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func writesFromOtherThreadsToAHolderArriveInOrderEndingWithTheLast() {
     // A holder is a model safe to write from any thread: it stores before
     // it tells Observation, so no write is missed.
@@ -140,6 +149,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func concurrentWritersLeaveTheLastValue() {
     // Two writers at once on a locked model and on a holder; each writer's
     // own values arrive in its order. Run under the thread sanitizer in CI.
@@ -165,6 +175,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func nothingIsDeliveredAfterInvalidateReturns() {
     let holder = ValueHolder(0)
     let value = ObservedValue(on: queue) { holder.value }
@@ -182,6 +193,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     #expect(received.history.count == count)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func theTrackingKeepsNothingAlive() {
     // A model that is never written again keeps the tracking that holds
     // the source: it must hold it weakly.
@@ -200,6 +212,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     #expect(weakProfile == nil)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aSourceDroppedWhileTheModelLivesIsFreed() {
     let profile = Profile()
     weak var weakSource: ObservedValue<String>?
@@ -214,6 +227,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     #expect(profile.first == "Bea")
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aModelFreedWhileBoundEndsTheBindingQuietly() {
     var profile: Profile? = Profile()
     weak var weakProfile: Profile?  // set apart: see AsyncSequenceSourceTests
@@ -234,6 +248,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     lateObserver.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aKeyPathChainKeepsItsSourceAndNotTheModel() {
     var profile: Profile? = Profile()
     weak var weakProfile: Profile?  // set apart: see AsyncSequenceSourceTests
@@ -248,6 +263,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     observer.invalidate()
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func theValueIsObservableItself() {
     let profile = Profile()
     let age = ObservedValue(on: queue) { profile.age }
@@ -259,6 +275,7 @@ final class LockedCounter: Observable, Swift.Sendable {
     #expect(age.value == 31)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test @MainActor func aMainActorModelIsReadOnTheMainQueue() async {
     let model = MainActorModel()
     let source = ObservedValue(onMainActor: model) { $0.title }

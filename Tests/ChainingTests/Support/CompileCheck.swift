@@ -94,7 +94,7 @@ enum CompileCheck {
       if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Chaining.swiftmodule").path) {
         return candidate
       }
-      directory.deleteLastPathComponent()
+      directory = directory.deletingLastPathComponent()
     }
     throw CocoaError(
       .fileNoSuchFile,

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @Suite struct DebounceTests {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func sendsTheLastValueOfABurstOnceTheChainIsQuiet() async {
     let clock = TestClock()
     let query = ValueHolder("")
@@ -33,6 +34,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func theSyncedValueIsTimedLikeTheOthers() async {
     let clock = TestClock()
     let count = ValueHolder(1)
@@ -44,24 +46,28 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateMidIntervalDeliversNothingAndReleasesTheTimer() async {
     await expectInvalidateReleasesTheWaitingValue { chain, clock in
       chain.debounce(for: .seconds(1), clock: clock)
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateReleasesTheClosuresWhileASystemClocksTimerSleeps() {
     expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
       chain.debounce(for: .seconds(10))
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateReleasesTheClosuresWhenTheClockIgnoresCancellation() {
     expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
       chain.debounce(for: .seconds(10), clock: DeafClock())
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func concurrentSendersGetOneValueTheHoldersLatest() async {
     let clock = TestClock()
     let holder = ValueHolder(-1)
@@ -75,6 +81,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func aTwoWayBindingThroughDebounceSettles() async {
     let clock = TestClock()
     let celsius = ValueHolder(Pulse(0))
@@ -95,6 +102,7 @@ import Testing
     withExtendedLifetime((forward, backward)) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func aSystemClockDeliversOnItsOwn() async {
     let holder = ValueHolder(0)
     let delivered = Delivered<Int>()

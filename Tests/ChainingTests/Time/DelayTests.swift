@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @Suite struct DelayTests {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func sendsEveryValueAnIntervalLaterInOrder() async {
     let clock = TestClock()
     let status = Notifier<String>()
@@ -23,6 +24,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func theSyncedValueIsDelayedToo() async {
     let clock = TestClock()
     let count = ValueHolder(1)
@@ -35,24 +37,28 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateMidIntervalDeliversNothingAndReleasesTheValues() async {
     await expectInvalidateReleasesTheWaitingValue { chain, clock in
       chain.delay(for: .seconds(1), clock: clock)
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateReleasesTheClosuresWhileASystemClocksTimerSleeps() {
     expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
       chain.delay(for: .seconds(10))
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateReleasesTheClosuresWhenTheClockIgnoresCancellation() {
     expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
       chain.delay(for: .seconds(10), clock: DeafClock())
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func concurrentSendersKeepEachSendersOrder() async {
     let clock = TestClock()
     let notifier = Notifier<Int>()
@@ -71,6 +77,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func aSystemClockDeliversEveryValueInOrder() async {
     let notifier = Notifier<Int>()
     let delivered = Delivered<Int>()

@@ -3,6 +3,7 @@ import ChainingTesting
 import Testing
 
 @Suite struct TestClockTests {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func timeMovesOnlyWhenAdvanced() async {
     let clock = TestClock()
     #expect(clock.now == TestClock.Instant(offset: .zero))
@@ -12,6 +13,7 @@ import Testing
     #expect(clock.now.offset == .seconds(5))
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func timersRunInDeadlineOrderWithTheTimeAtTheirDeadline() async {
     let clock = TestClock()
     let fired = Recorder<String>()
@@ -29,6 +31,7 @@ import Testing
     #expect(clock.pendingCount == 0)
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func aTimerStartedByARunningTimerRunsWhenDue() async {
     let clock = TestClock()
     let fired = Recorder<Int>()
@@ -40,6 +43,7 @@ import Testing
     #expect(fired.history == [1, 2])
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func sleepReturnsOnceTheTimeIsReached() async throws {
     let clock = TestClock()
     let sleeper = Task {
@@ -51,6 +55,7 @@ import Testing
     #expect(try await sleeper.value == TestClock.Instant(offset: .seconds(1)))
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func aCancelledSleepThrowsAndLeavesNothingWaiting() async {
     let clock = TestClock()
     let sleeper = Task { try await clock.sleep(until: TestClock.Instant(offset: .seconds(1))) }

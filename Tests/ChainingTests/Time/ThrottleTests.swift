@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @Suite struct ThrottleTests {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func sendsTheFirstAtOnceThenTheLatestAtEachIntervalsEnd() async {
     let clock = TestClock()
     let offset = ValueHolder(0)
@@ -37,6 +38,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func latestFalseSendsTheFirstValueOfEachInterval() async {
     let clock = TestClock()
     let offset = ValueHolder(0)
@@ -51,6 +53,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func theFirstValueGoesOnTheSendingThreadBeforeTheWriteReturns() {
     let clock = TestClock()
     let holder = ValueHolder(0)
@@ -68,6 +71,7 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func theSyncedValueGoesAtOnce() async {
     let clock = TestClock()
     let count = ValueHolder(1)
@@ -80,12 +84,14 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateMidIntervalDeliversNothingAndReleasesTheTimer() async {
     await expectInvalidateReleasesTheWaitingValue(deliveredAtOnce: 1) { chain, clock in
       chain.throttle(for: .seconds(1), clock: clock)
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateReleasesTheClosuresWhileASystemClocksTimerSleeps() {
     // The value goes at once and arms the timer for the interval's end.
     expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
@@ -93,12 +99,14 @@ import Testing
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func invalidateReleasesTheClosuresWhenTheClockIgnoresCancellation() {
     expectInvalidateReleasesTheClosuresWhileTheTimerSleeps { chain in
       chain.throttle(for: .seconds(10), clock: DeafClock())
     }
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func concurrentSendersGetTheFirstAndTheHoldersLatest() async {
     let clock = TestClock()
     let holder = ValueHolder(-1)

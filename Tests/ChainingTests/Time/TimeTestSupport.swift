@@ -9,6 +9,7 @@ struct Pulse: Swift.Sendable {
   init(_ value: Int) { self.value = value }
 }
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension TestClock {
   /// Moves the clock to `milliseconds` after its start.
   func advance(toMilliseconds milliseconds: Int) async {
@@ -21,6 +22,7 @@ extension TestClock {
 /// timer at once, and the clock has nothing left to run. `step` adds the
 /// step with `clock`; `deliveredAtOnce` is how many of the two tokens sent
 /// go at once (throttle sends the first of an idle throttle at once).
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 func expectInvalidateReleasesTheWaitingValue(
   deliveredAtOnce: Int = 0,
   _ step: (consuming Chain<Token, Notifier<Token>>, TestClock) -> Chain<Token, Notifier<Token>>
@@ -50,6 +52,7 @@ func expectInvalidateReleasesTheWaitingValue(
 /// `TimerClock`: a token captured by a later step's closure is freed by
 /// then. `step` adds the step with an interval far longer than the test;
 /// one value is sent first, so that a timer is armed.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 func expectInvalidateReleasesTheClosuresWhileTheTimerSleeps(
   _ step: (consuming Chain<Int, Notifier<Int>>) -> Chain<Int, Notifier<Int>>
 ) {
@@ -71,6 +74,7 @@ func expectInvalidateReleasesTheClosuresWhileTheTimerSleeps(
 /// of a user's may: it waits for a task of its own, which cancelling the
 /// sleeping task does not cancel, so it returns only at the deadline. Its
 /// time is `ContinuousClock`'s.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 struct DeafClock: Clock {
   var now: ContinuousClock.Instant { ContinuousClock.now }
   var minimumResolution: Duration { ContinuousClock().minimumResolution }

@@ -63,6 +63,7 @@ private final class Screen {
     withExtendedLifetime(observer) {}
   }
 
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func anyChainableSourcesOfMixedTypesAllChain() {
     let holder = ValueHolder(0)
     let notifier = Notifier<Int>()

@@ -8,6 +8,7 @@ private final class Counter: Receivable {
 }
 
 @Suite struct AnyReceiverTests {
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
   @Test func anyReceivableArrayOfMixedReceiversAllGetAValue() {
     let holder = ValueHolder(0)
     let notifier = Notifier<Int>()
