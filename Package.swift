@@ -40,6 +40,18 @@ let package = Package(
     // The patterns the README and the threading guide teach, compiled as a
     // client module in Swift 6 mode; CI builds it with warnings as errors.
     .testTarget(name: "ChainingPatternsTests", dependencies: ["Chaining"]),
+    // The README's and Patterns.md's examples, and an app-declared
+    // `AsyncSequence`, built with the settings of a new app target in
+    // Xcode 26, and run.
+    .testTarget(
+      name: "ChainingAppTemplateTests",
+      dependencies: ["Chaining"],
+      swiftSettings: [
+        .defaultIsolation(MainActor.self),
+        .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+        .enableUpcomingFeature("InferIsolatedConformances"),
+      ]
+    ),
     .testTarget(name: "ChainingDemoTests", dependencies: ["ChainingDemoKit"]),
     // Code written with SwiftChaining 0.5.36's names (deprecated here),
     // compiled as a client module, and what it does.

@@ -175,14 +175,26 @@ private actor Downloads {
     let queue = DispatchQueue(label: "patterns")
     let query = ValueHolder("")
     let results = ValueHolder<[String]>([])
-    let observer = query.chain()
-      .receive(on: queue)
-      .map { text in ["\(text)1", "\(text)2"] }
-      .sendTo(results)
-      .end()
+    let observer = searchResults(of: query, into: results, on: queue)
     query.value = "a"
     queue.sync {}
     #expect(results.value == ["a1", "a2"])
     withExtendedLifetime(observer) {}
   }
+}
+
+/// Moves the work of a chain to `queue`. Nonisolated: steps written on an
+/// actor run on that actor, after `receive(on:)` too, and in an app target
+/// with Xcode 26's settings all code is on the main actor unless it says
+/// otherwise (ChainingAppTemplateTests builds this file so).
+private nonisolated func searchResults(
+  of query: ValueHolder<String>,
+  into results: ValueHolder<[String]>,
+  on queue: DispatchQueue
+) -> Observer {
+  query.chain()
+    .receive(on: queue)
+    .map { text in ["\(text)1", "\(text)2"] }
+    .sendTo(results)
+    .end()
 }

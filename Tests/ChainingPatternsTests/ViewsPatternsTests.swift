@@ -209,7 +209,7 @@ private func show(_ count: some Fetchable<Int> & Sendable<Int>, into lines: Valu
     let events = AppEvents()
     let queue = DispatchQueue(label: "bus")
     let seen = ValueHolder<[String]>([])
-    let observer = events.itemAdded.chain().receive(on: queue).map(\.title).do { seen.value.append($0) }.end()
+    let observer = titles(of: events, into: seen, on: queue)
     events.itemAdded.notify(value: ItemAdded(title: "milk"))
     events.itemAdded.notify(value: ItemAdded(title: "eggs"))
     queue.sync {}
@@ -249,4 +249,14 @@ private func show(_ count: some Fetchable<Int> & Sendable<Int>, into lines: Valu
     #expect(name.observerCount == 0)
     #expect(unread.observerCount == 0)
   }
+}
+
+/// The titles of the items added, appended on `queue`. Nonisolated, so that
+/// the steps run on the queue in an app target too, where code is on the
+/// main actor unless it says otherwise (see `searchResults` in
+/// CrossThreadPatternsTests.swift).
+private nonisolated func titles(of events: AppEvents, into seen: ValueHolder<[String]>, on queue: DispatchQueue)
+  -> Observer
+{
+  events.itemAdded.chain().receive(on: queue).map(\.title).do { seen.value.append($0) }.end()
 }

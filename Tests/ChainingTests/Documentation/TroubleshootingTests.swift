@@ -409,7 +409,7 @@ import Testing
 
     let package = Package(
       name: "App",
-      platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+      platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
       dependencies: [
         .package(path: "../Chaining")
       ],

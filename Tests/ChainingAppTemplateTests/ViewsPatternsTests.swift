@@ -1,0 +1,1 @@
+../ChainingPatternsTests/ViewsPatternsTests.swift
