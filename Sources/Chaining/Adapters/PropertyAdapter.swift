@@ -73,9 +73,9 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
     set {
       store.write { cached in
         guard let object else { return (nil, nil) }
-        let old = object[keyPath: keyPath]
-        if areEqual(old, newValue) { return (nil, nil) }
-        object[keyPath: keyPath] = newValue
+        let old = store.callingOut(.propertyAccess) { object[keyPath: keyPath] }
+        if store.callingOut(.propertyEquality, { areEqual(old, newValue) }) { return (nil, nil) }
+        store.callingOut(.propertyAccess) { object[keyPath: keyPath] = newValue }
         cached = newValue
         return (newValue, old)
       }
@@ -92,7 +92,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
     store.access(observedBy: self)
     return store.writeEvents { cached -> ([T], T?, Any?) in
       guard let object else { return ([], nil, nil) }
-      cached = object[keyPath: keyPath]
+      cached = store.callingOut(.propertyAccess) { object[keyPath: keyPath] }
       return ([], cached, nil)
     }
   }
@@ -103,7 +103,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   public func broadcast() {
     store.write { cached in
       guard let object else { return (nil, nil) }
-      cached = object[keyPath: keyPath]
+      cached = store.callingOut(.propertyAccess) { object[keyPath: keyPath] }
       return (cached, nil)
     }
   }
@@ -117,7 +117,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   /// gone, without registering the read with Observation.
   private func readValue() -> T {
     store.writeEvents { cached -> ([T], T, Any?) in
-      if let object { cached = object[keyPath: keyPath] }
+      if let object { cached = store.callingOut(.propertyAccess) { object[keyPath: keyPath] } }
       return ([], cached, nil)
     }
   }
@@ -136,7 +136,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   public func _subscribe(_ context: _ChainContext, _ handler: @escaping (T) -> Void) {
     store.attach(context, handler) { cached in
       guard let object else { return nil }
-      cached = object[keyPath: keyPath]
+      cached = store.callingOut(.propertyAccess) { object[keyPath: keyPath] }
       return cached
     }
   }

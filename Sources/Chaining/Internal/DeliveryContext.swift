@@ -116,6 +116,11 @@ struct DeliveryContext {
     /// The effects of the marking walks in progress on this thread (see
     /// `ComputedGraph.changed(_:)`).
     var computedEffects: [ComputedGraph.Effect] = []
+    /// The lock under which this thread runs code of the user's, and which
+    /// code that is (`Protected.Callout` in the low bits of the lock's
+    /// address), or 0: read only when a lock is found taken, to stop a
+    /// call back into it with a message (see `Protected.callingOut`).
+    @usableFromInline var callout: UInt = 0
   }
 
   @usableFromInline let state: UnsafeMutablePointer<State>

@@ -14,3 +14,19 @@ func areEqual<T>(_ lhs: T, _ rhs: T) -> Bool {
   }
   return compare(equatable)
 }
+
+/// `areEqual(_:_:)` for a caller that holds the lock at `lock` (its
+/// `calloutAddress`): the comparison, user code when `T` is `Equatable`,
+/// runs marked as `call` (see `Protected.callingOut(_:_:)`), so that an
+/// `==` that calls back into the object stops with a message naming it.
+@inlinable @inline(__always)
+func areEqual<T>(_ lhs: T, _ rhs: T, under lock: UInt, _ call: Callout) -> Bool {
+  guard let equatable = T.self as? any Equatable.Type else { return false }
+  func compare<E: Equatable>(_: E.Type) -> Bool {
+    let (context, enclosing) = call.begin(under: lock)
+    let equal = (lhs as! E) == (rhs as! E)
+    context.pointee.callout = enclosing
+    return equal
+  }
+  return compare(equatable)
+}

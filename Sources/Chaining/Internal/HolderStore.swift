@@ -91,6 +91,13 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     }
   }
 
+  /// Runs `body`, code of the user's called inside `withLock` or
+  /// `write`, marked as `call` (see `Protected.callingOut(_:_:)`).
+  @inlinable @inline(__always)
+  func callingOut<Result>(_ call: Callout, _ body: () -> Result) -> Result {
+    core.state.callingOut(call, body)
+  }
+
   /// Subscribes a finished chain and, in the same step, takes the value its
   /// `sync()` sends.
   ///
@@ -138,10 +145,11 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   func replace(with newValue: State, ifVersion expected: UInt64?, event: (State) -> Event) -> UInt64? {
     // Not `write`: its type-erased garbage would box the old value.
     typealias Outcome = (_SenderCore<Event>.Claim, State?, Observers, UInt64?)
+    let lock = core.state.calloutAddress
     let (claim, old, observers, after) = withLock { stored, coreState -> Outcome in
       if let expected, version != expected { return (.none, nil, .none, nil) }
       // Unchanged: `expected`, the version, or nil when there is none.
-      if areEqual(stored, newValue) { return (.none, nil, .none, expected) }
+      if areEqual(stored, newValue, under: lock, .equality) { return (.none, nil, .none, expected) }
       let old = stored
       stored = newValue
       version &+= 1

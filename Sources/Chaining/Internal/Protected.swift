@@ -9,8 +9,8 @@ import Darwin
 /// Unlike `Synchronization.Mutex`, the state may be non-`Swift.Sendable`
 /// (values of a generic `T`, user closures): callers promise by
 /// construction that it never leaves the lock unguarded. Never call out to
-/// user code from inside `withLock`; the one documented exception is a
-/// value holder's `==`.
+/// user code from inside `withLock`, except through `callingOut(_:_:)`: a
+/// value holder's `==` and a property adapter's accessors.
 ///
 /// ### The lock
 /// On Apple platforms it is an `os_unfair_lock`, which donates the
@@ -61,6 +61,47 @@ final class Protected<State>: @unchecked Swift.Sendable {
   }
   #endif
 
+  // MARK: Code of the user's under the lock
+
+  /// Runs `body`, code of the user's (`call`) that must run under this
+  /// lock, which the caller holds: a holder's `==`, a property adapter's
+  /// accessors. Where that code calls back into the same object, the
+  /// thread would take this lock again: the Linux lock would wait for
+  /// ever and `os_unfair_lock` trap with a message of its own. Instead,
+  /// the thread's context records the lock and the call while `body`
+  /// runs, and a thread that finds the lock taken (`lockContended()`)
+  /// stops with a precondition naming the call when the lock is its own.
+  /// The record costs a load and two stores to the thread's context;
+  /// only the contended path reads it. The enclosing record, of another
+  /// lock, is put back after `body`. Thread-local only, so no model: a
+  /// thread reads its own record. `CalloutTests` checks the record, and
+  /// the message for a holder's `==` and a property adapter's observer.
+  ///
+  /// A lock's address is that of a Swift object, aligned to at least 4
+  /// bytes (16 on Apple platforms and 64-bit Linux), so the record is one
+  /// word: the address, with the call in its two low bits.
+  @inlinable @inline(__always)
+  func callingOut<Result>(_ call: Callout, _ body: () throws -> Result) rethrows -> Result {
+    let (context, enclosing) = call.begin(under: calloutAddress)
+    defer { context.pointee.callout = enclosing }
+    return try body()
+  }
+
+  /// This lock's address, as `callout` records it.
+  @inlinable @inline(__always)
+  var calloutAddress: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
+
+  /// Stops with a message when the calling thread holds this lock while it
+  /// runs code of the user's that called back into it (see `callingOut`).
+  /// Called when the lock is found taken, before waiting.
+  @usableFromInline
+  func checkNotCalledBack() {
+    let callout = DeliveryContext.current.state.pointee.callout
+    guard callout & ~0b11 == calloutAddress else { return }
+    let call = Callout(rawValue: callout & 0b11).map(\.description) ?? "Code run under a lock of the library"
+    preconditionFailure("\(call).")
+  }
+
   /// Takes the lock, for a caller that must copy a generic value under it
   /// without a closure (whose captures of a generic type are looked up in
   /// the runtime's metadata caches on every call). Pair with `manualUnlock()`;
@@ -68,7 +109,7 @@ final class Protected<State>: @unchecked Swift.Sendable {
   @inline(__always)
   func manualLock() {
     #if canImport(Darwin)
-    os_unfair_lock_lock(lock)
+    if !os_unfair_lock_trylock(lock) { lockContended() }
     #else
     if !lock.compareExchange(expected: Self.free, desired: Self.taken, ordering: .acquiring).exchanged {
       lockContended()
@@ -90,7 +131,7 @@ final class Protected<State>: @unchecked Swift.Sendable {
   @inlinable @inline(__always)
   func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     #if canImport(Darwin)
-    os_unfair_lock_lock(lock)
+    if !os_unfair_lock_trylock(lock) { lockContended() }
     defer { os_unfair_lock_unlock(lock) }
     #else
     if !lock.compareExchange(expected: Self.free, desired: Self.taken, ordering: .acquiring).exchanged {
@@ -103,7 +144,15 @@ final class Protected<State>: @unchecked Swift.Sendable {
     return try body(&state)
   }
 
-  #if !canImport(Darwin)
+  #if canImport(Darwin)
+  /// Takes the lock that a thread holds, after checking that it is not
+  /// this one, called back (see `callingOut`).
+  @usableFromInline
+  func lockContended() {
+    checkNotCalledBack()
+    os_unfair_lock_lock(lock)
+  }
+  #else
   /// Nobody holds the lock.
   @usableFromInline static var free: UInt32 { 0 }
   /// A thread holds the lock, and no thread has parked since it took it.
@@ -121,6 +170,7 @@ final class Protected<State>: @unchecked Swift.Sendable {
   /// threads may still be parked.
   @usableFromInline
   func lockContended() {
+    checkNotCalledBack()
     for _ in 0..<100 {
       // Relaxed: only a hint that the lock looks free; the acquiring
       // compare-and-swap takes it.
@@ -141,4 +191,45 @@ final class Protected<State>: @unchecked Swift.Sendable {
     ParkingLot.locks.withLock(self) { ParkingLot.locks.wakeAll(self) }
   }
   #endif
+}
+
+// MARK: - Callout
+
+/// The code of the user's that the library runs under a lock.
+@usableFromInline
+enum Callout: UInt {
+  /// A holder's comparison of its old and new values.
+  case equality = 1
+  /// A `PropertyAdapter`'s read or write of its object's property.
+  case propertyAccess = 2
+  /// `Equatable` values compared by a `PropertyAdapter`.
+  case propertyEquality = 3
+
+  /// What the message of a call back into the lock says.
+  var description: String {
+    switch self {
+    case .equality:
+      "The `==` of a holder's value type read or wrote that holder. It runs under the holder's lock, while a write "
+        + "compares the new value with the current one: compare the two values only"
+    case .propertyAccess:
+      "A property read or written through a `PropertyAdapter` (its getter, setter or observers) read or wrote "
+        + "the adapter. They run under the adapter's lock: change the object through the adapter from outside them"
+    case .propertyEquality:
+      "The `==` of a `PropertyAdapter`'s value type read or wrote the adapter. It runs under the adapter's lock, "
+        + "while a write compares the new value with the property's: compare the two values only"
+    }
+  }
+
+  /// Records this call as running under the lock at `address` (see
+  /// `Protected.callingOut(_:_:)`), for a caller that cannot pass a
+  /// closure (one capturing generic values costs metadata lookups on
+  /// every call) or that reaches the lock only unretained. Returns what
+  /// to put back, after the call, into the context's `callout`.
+  @inlinable @inline(__always)
+  func begin(under address: UInt) -> (UnsafeMutablePointer<DeliveryContext.State>, enclosing: UInt) {
+    let context = DeliveryContext.current.state
+    let enclosing = context.pointee.callout
+    context.pointee.callout = address | rawValue
+    return (context, enclosing)
+  }
 }
