@@ -187,6 +187,37 @@ private actor QueueActor: Recording {
     #expect(screen.strays == 0)
   }
 
+  @Test func thePredicateStepsRunTheirClosuresOnTheMainActor() async {
+    let holder = ValueHolder(0)
+    var strays = 0
+    var passed: [Int] = []
+    let check = { if !isOnMainQueue() { strays += 1 } }
+    let observer = holder.chain()
+      .drop { value in
+        check()
+        return value < 2
+      }
+      .prefix { value in
+        check()
+        return value < 8
+      }
+      .removeDuplicates { previous, value in
+        check()
+        return previous == value
+      }
+      .first { value in
+        check()
+        return value > 4
+      }
+      .do { passed.append($0) }
+      .sync()
+    await Task.detached { for value in 1...9 { holder.value = value } }.value
+    await mainQueueTurnPassed()
+    #expect(passed == [5])
+    #expect(strays == 0)
+    #expect(observer.isInvalidated)
+  }
+
   @Test func aValueSentOnTheMainActorWaitsBehindQueuedOnes() async {
     let holder = ValueHolder(0)
     let screen = Screen()
