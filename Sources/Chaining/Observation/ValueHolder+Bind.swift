@@ -82,19 +82,28 @@ extension ValueHolder {
   /// let binding = text.bind(
   ///   to: settings, \.volume, on: settingsQueue,
   ///   forward: { String($0) },
-  ///   backward: { Int($0) ?? 0 })
+  ///   backward: { Int($0) })
   /// // text.value == "3"
   /// text.value = "7"
   /// // settings.volume becomes 7 on settingsQueue
+  /// text.value = "7x"
+  /// // settings.volume stays 7, and text.value stays "7x"
   /// binding.invalidate()
   /// ```
+  ///
+  /// `backward` may reject a value by returning `nil`: the model is left
+  /// as it is, and the holder keeps the value (what the user typed) until
+  /// it or the model changes again. For an optional property, return
+  /// `.some(nil)` to write `nil`; an optional value returned as it is
+  /// (`{ $0 }`) is written, `nil` included.
   ///
   /// - Parameters:
   ///   - model: The model, held weakly.
   ///   - keyPath: The property to bind.
   ///   - queue: As in ``bind(to:_:on:)``.
   ///   - forward: Turns the property's value into the holder's.
-  ///   - backward: Turns the holder's value into the property's.
+  ///   - backward: Turns the holder's value into the property's, or
+  ///     returns `nil` to leave the model as it is.
   /// - Returns: The observer of both directions.
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   public func bind<Model: Observable & AnyObject & Swift.Sendable, Property>(
@@ -102,7 +111,7 @@ extension ValueHolder {
     _ keyPath: ReferenceWritableKeyPath<Model, Property> & Swift.Sendable,
     on queue: DispatchQueue,
     forward: @escaping @Sendable (Property) -> T,
-    backward: @escaping (T) -> Property
+    backward: @escaping (T) -> Property?
   ) -> Observer where T: Swift.Sendable, Property: Swift.Sendable {
     let ledger = BindingLedger()
     let source = ObservedValue(of: model, on: queue) { model in
@@ -110,8 +119,10 @@ extension ValueHolder {
       // says how many of them it saw.
       ModelRead(value: forward(model[keyPath: keyPath]), writes: ledger.writesDone)
     }
-    let write: @Sendable (Property) -> Void = { [weak model] property in
-      model?[keyPath: keyPath] = property
+    let write: @Sendable (Property?) -> Void = { [weak model] property in
+      // A rejected value (`nil`) still counts as a write the binding made:
+      // reads of the model that follow it saw it, as they see a write.
+      if let property { model?[keyPath: keyPath] = property }
       ledger.wrote()
     }
     return bindToModel(source, ledger) { value in
@@ -152,7 +163,7 @@ extension ValueHolder {
     to model: Model,
     _ keyPath: ReferenceWritableKeyPath<Model, Property> & Swift.Sendable,
     forward: @escaping @Sendable (Property) -> T,
-    backward: @escaping (T) -> Property
+    backward: @escaping (T) -> Property?
   ) -> Observer where T: Swift.Sendable, Property: Swift.Sendable {
     fatalError("unavailable")
   }
@@ -209,7 +220,8 @@ extension ValueHolder {
   ///   - model: The model, held weakly.
   ///   - keyPath: The property to bind, used on the main actor only.
   ///   - forward: Turns the property's value into the holder's.
-  ///   - backward: Turns the holder's value into the property's.
+  ///   - backward: Turns the holder's value into the property's, or
+  ///     returns `nil` to leave the model as it is.
   /// - Returns: The observer of both directions.
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @MainActor
@@ -217,7 +229,7 @@ extension ValueHolder {
     onMainActor model: Model,
     _ keyPath: ReferenceWritableKeyPath<Model, Property>,
     forward: @escaping @MainActor @Sendable (Property) -> T,
-    backward: @escaping @MainActor @Sendable (T) -> Property
+    backward: @escaping @MainActor @Sendable (T) -> Property?
   ) -> Observer where T: Swift.Sendable {
     // Not `Swift.Sendable` (its property is isolated to the main actor), so
     // boxed: it crosses to the closures below but is applied on the main
@@ -229,7 +241,9 @@ extension ValueHolder {
     }
     let write: @Sendable (T) -> Void = { [weak model] value in
       MainActor.assumeIsolated {
-        if let model { model[keyPath: path.keyPath] = backward(value) }
+        // A rejected value (`nil`) still counts as a write the binding
+        // made, as in `bind(to:_:on:forward:backward:)`.
+        if let model, let property = backward(value) { model[keyPath: path.keyPath] = property }
         ledger.wrote()
       }
     }

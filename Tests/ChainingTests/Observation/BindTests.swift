@@ -87,6 +87,29 @@ struct Opaque: Swift.Sendable {
   }
 
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  @Test func aRejectedValueLeavesTheModelAndTheHolderAsTheyAre() {
+    let profile = Profile()
+    let text = ValueHolder("")
+    let binding = text.bind(to: profile, \.age, on: queue, forward: { String($0) }, backward: { Int($0) })
+    #expect(text.value == "30")
+    text.value = "14"
+    queue.sync {}
+    #expect(profile.age == 14)
+    text.value = "14x"  // rejected: the model keeps 14, the field what was typed
+    queue.sync {}
+    queue.sync {}
+    #expect(profile.age == 14)
+    #expect(text.value == "14x")
+    text.value = "15"  // accepted again: the binding still runs both ways
+    queue.sync {}
+    #expect(profile.age == 15)
+    queue.sync { profile.age = 16 }
+    queue.sync {}
+    #expect(text.value == "16")
+    binding.invalidate()
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aNonEquatableBindingSettlesWithNoPingPong() {
     let model = OpaqueModel()
     let field = ValueHolder(Opaque(text: ""))
@@ -243,6 +266,31 @@ struct Opaque: Swift.Sendable {
     form.name = "Ed"
     await mainQueueTurn()
     #expect(field.value == "Di")
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  @Test @MainActor func aRejectedValueLeavesTheMainActorModelAndTheHolderAsTheyAre() async {
+    let form = MainActorForm()
+    let field = ValueHolder("")
+    let binding = field.bind(
+      onMainActor: form,
+      \.name,
+      forward: { $0 },
+      backward: { $0.isEmpty ? nil : $0 }
+    )
+    #expect(field.value == "Ann")
+    field.value = ""  // rejected
+    await mainQueueTurn()
+    await mainQueueTurn()
+    #expect(form.name == "Ann")
+    #expect(field.value == "")
+    field.value = "Bea"
+    await mainQueueTurn()
+    #expect(form.name == "Bea")
+    form.name = "Cy"
+    await mainQueueTurn()
+    #expect(field.value == "Cy")
+    binding.invalidate()
   }
 
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
