@@ -35,19 +35,6 @@ private struct Delivery: Equatable, Swift.Sendable {
   let value: Int
 }
 
-/// A tag on the main queue, set by these tests, for `isOnMainQueue()`.
-private let mainQueueTag: DispatchSpecificKey<Bool> = {
-  let key = DispatchSpecificKey<Bool>()
-  DispatchQueue.main.setSpecific(key: key, value: true)
-  return key
-}()
-
-/// Whether the caller runs on the main queue (or the main thread): where the
-/// main actor runs, on Linux too.
-private func isOnMainQueue() -> Bool {
-  Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueTag) == true
-}
-
 /// Returns after the main queue has run every block queued before this call.
 @MainActor private func mainQueueTurnPassed() async {
   await withCheckedContinuation { done in DispatchQueue.main.async { done.resume() } }

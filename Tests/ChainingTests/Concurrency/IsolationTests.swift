@@ -9,19 +9,6 @@ import Testing
 // the executor queue's tag for `QueueActor`, and `preconditionIsolated()`
 // for a default actor.
 
-/// A tag on the main queue, set by these tests, for `isOnMainQueue()`.
-private let mainQueueTag: DispatchSpecificKey<Bool> = {
-  let key = DispatchSpecificKey<Bool>()
-  DispatchQueue.main.setSpecific(key: key, value: true)
-  return key
-}()
-
-/// Whether the caller runs on the main queue (or the main thread): where the
-/// main actor runs, on Linux too.
-private func isOnMainQueue() -> Bool {
-  Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueTag) == true
-}
-
 /// A view model as a user writes one: plain closures that touch its state.
 @MainActor
 private final class Screen {
