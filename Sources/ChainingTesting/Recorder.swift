@@ -91,6 +91,9 @@ public final class Recorder<Value: Swift.Sendable>: Receivable, @unchecked Swift
   /// Returns the next value that `next()` has not returned yet, waiting
   /// for it if it has not come.
   ///
+  /// A call that throws still takes its place in the order: the next call
+  /// returns the value after the one it waited for.
+  ///
   /// - Throws: ``Timeout`` when no such value comes within ``timeout``;
   ///   `CancellationError` when the task is cancelled while it waits.
   public func next() async throws -> Value {

@@ -196,6 +196,65 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
     engine.move(at: from, to: to, in: "move(at:to:)")
   }
 
+  // MARK: Changing in place
+
+  /// Changes the elements in place, in one step under the holder's lock,
+  /// and sends what changed; returns what `body` returns.
+  ///
+  /// ```swift
+  /// let tags = ArrayHolder(["a", "b", "c"])
+  /// let observer = tags.chain().do { print($0) }.end()
+  /// tags.modify { elements in
+  ///   elements.removeAll { $0 == "b" }
+  ///   elements.append("d")
+  /// }
+  /// // Prints "removed(at: 1, element: "b")", then "inserted(at: 2, element: "d")"
+  /// ```
+  ///
+  /// For `Equatable` elements, the events are the removals, highest index
+  /// first, then the insertions, lowest first, of the difference between
+  /// the old and the new elements (`CollectionDifference`'s): applied in
+  /// order to the old array, they give the new one. A change of an element
+  /// is its removal and an insertion. For other elements, one
+  /// ``Event/set(_:)`` of the whole array. Nothing is sent when the
+  /// elements are equal to the old ones. No other write comes between the
+  /// read and the change, and the events are sent in one wave.
+  ///
+  /// Costs `body`, plus, for `Equatable` elements, the difference: O(n + d²)
+  /// for `d` changes, O(n) when few elements changed.
+  ///
+  /// - Parameter body: Changes the elements. It runs on the calling thread
+  ///   under the holder's lock: it must not read or write this holder (a
+  ///   precondition stops it), nor wait for another thread that does.
+  /// - Returns: What `body` returns.
+  @discardableResult
+  public func modify<Result>(_ body: (inout [Element]) -> Result) -> Result {
+    engine.modify(body)
+  }
+
+  /// Removes the elements `shouldBeRemoved` accepts, in one step under the
+  /// holder's lock, and returns them; sends ``Event/removed(at:element:)``
+  /// for each, lowest index first (each index is the element's place once
+  /// the earlier ones are gone).
+  ///
+  /// ```swift
+  /// let numbers = ArrayHolder([1, 2, 3, 4])
+  /// numbers.removeAll { $0.isMultiple(of: 2) }
+  /// // numbers.raw == [1, 3]; sent: removed(at: 1, 2), removed(at: 2, 4)
+  /// ```
+  ///
+  /// O(n). Where a search and a `remove(at:)` made one after the other can
+  /// remove the wrong element (another thread's write comes between
+  /// them), this cannot.
+  ///
+  /// - Parameter shouldBeRemoved: Called once per element, in order, under
+  ///   the holder's lock: it must not read or write this holder.
+  /// - Returns: The removed elements, in their order.
+  @discardableResult
+  public func removeAll(where shouldBeRemoved: (Element) -> Bool) -> [Element] {
+    engine.removeAll(where: shouldBeRemoved)
+  }
+
   // MARK: Protocols
 
   /// Returns ``Event/fetched(_:)`` with the current elements; ``Chain/sync()`` sends it.
@@ -253,3 +312,74 @@ extension ArrayHolder: ArrayActionApplying {}
 /// <doc:ObservationAndSwiftUI>.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ArrayHolder: Observable {}
+
+// MARK: - Identifiable elements
+
+extension ArrayHolder where Element: Identifiable {
+  /// The index of the element whose `id` is `id`, or `nil` when there is
+  /// none. O(n): a search under the holder's lock.
+  ///
+  /// An index read here may be stale by the time it is used, if another
+  /// thread writes the holder: to change the element, use
+  /// ``update(id:_:)`` or ``remove(id:)``, which search and change in one
+  /// step.
+  ///
+  /// - Parameter id: The id to look for.
+  /// - Returns: The index of the first element with that id, or `nil`.
+  public func index(id: Element.ID) -> Int? {
+    engine.store.read { elements in engine.store.callingOut(.arrayClosure) { elements.firstIndex { $0.id == id } } }
+  }
+
+  /// Removes the element whose `id` is `id`, in one step under the
+  /// holder's lock, and returns it; sends ``Event/removed(at:element:)``.
+  /// Returns `nil`, and sends nothing, when there is none. O(n).
+  ///
+  /// ```swift
+  /// struct Item: Identifiable { let id: Int; var title: String }
+  /// let items = ArrayHolder([Item(id: 1, title: "milk"), Item(id: 2, title: "eggs")])
+  /// let removed = items.remove(id: 1)
+  /// // removed?.title == "milk"; items.count == 1
+  /// ```
+  ///
+  /// - Parameter id: The id of the element to remove.
+  /// - Returns: The removed element, or `nil`.
+  @discardableResult
+  public func remove(id: Element.ID) -> Element? {
+    engine.change(
+      firstWhere: { $0.id == id },
+      { index, elements in
+        guard let index else { return (nil, nil) }
+        let removed = elements.remove(at: index)
+        return (.removed(index, removed), removed)
+      }
+    )
+  }
+
+  /// Changes the element whose `id` is `id` in place, in one step under
+  /// the holder's lock, and sends ``Event/replaced(at:element:)``. O(n).
+  ///
+  /// ```swift
+  /// struct Item: Identifiable { let id: Int; var done = false }
+  /// let items = ArrayHolder([Item(id: 1), Item(id: 2)])
+  /// items.update(id: 2) { $0.done = true }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - id: The id of the element to change. An id that no element has
+  ///     stops the program with a message naming it, as an index out of
+  ///     range does for ``replace(_:at:)``.
+  ///   - body: Changes the element. It runs under the holder's lock: it
+  ///     must not read or write this holder.
+  public func update(id: Element.ID, _ body: (inout Element) -> Void) {
+    engine.change(
+      firstWhere: { $0.id == id },
+      { index, elements in
+        guard let index else {
+          preconditionFailure("ArrayHolder.update(id:_:): no element has the id \(id)")
+        }
+        body(&elements[index])
+        return (.replaced(index, elements[index]), ())
+      }
+    )
+  }
+}

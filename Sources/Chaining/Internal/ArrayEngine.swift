@@ -134,6 +134,81 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
     }
   }
 
+  /// Changes the entries in place with `body`, under the lock, and sends
+  /// the change: for `Equatable` entries, the removals (highest index
+  /// first) then the insertions (lowest first) of the entries' difference,
+  /// as `CollectionDifference` gives it; otherwise one `.set` of the whole
+  /// array. Nothing when the entries are equal to the old ones. `body`,
+  /// and the entries' `==`, run marked as code of the user's.
+  func modify<Result>(_ body: (inout [Entry]) -> Result) -> Result {
+    let lock = store.core.state
+    return store.writeEvents { entries in
+      let old = entries
+      let result = lock.callingOut(.arrayClosure) { body(&entries) }
+      let changes = lock.callingOut(.arrayClosure) { Self.difference(from: old, to: entries) } ?? [.set(entries)]
+      return (changes.map(makeEvent), result, old)
+    }
+  }
+
+  /// Removes the entries `isRemoved` accepts, under the lock, one
+  /// `.removed` event each, lowest index first (each index is the entry's
+  /// place once the earlier ones are gone). Returns the removed entries.
+  func removeAll(where isRemoved: (Entry) -> Bool) -> [Entry] {
+    let lock = store.core.state
+    return store.writeEvents { entries in
+      var removed: [Entry] = []
+      var events: [Event] = []
+      var kept: [Entry] = []
+      kept.reserveCapacity(entries.count)
+      lock.callingOut(.arrayClosure) {
+        for entry in entries {
+          if isRemoved(entry) {
+            events.append(makeEvent(.removed(kept.count, entry)))
+            removed.append(entry)
+          } else {
+            kept.append(entry)
+          }
+        }
+      }
+      if !removed.isEmpty { entries = kept }
+      return (events, removed, nil)
+    }
+  }
+
+  /// Finds the first entry `matches` accepts, under the lock, and lets
+  /// `body` change the entries at that index (`nil` when there is none):
+  /// it returns the change it made, to send, and a result.
+  func change<Result>(
+    firstWhere matches: (Entry) -> Bool,
+    _ body: (_ index: Int?, _ entries: inout [Entry]) -> (ArrayChange<Entry>?, Result)
+  ) -> Result {
+    let lock = store.core.state
+    return store.writeEvents { entries in
+      let index = lock.callingOut(.arrayClosure) { entries.firstIndex(where: matches) }
+      let (change, result) = lock.callingOut(.arrayClosure) { body(index, &entries) }
+      return (change.map { [makeEvent($0)] } ?? [], result, nil)
+    }
+  }
+
+  /// The removals and insertions that turn `old` into `new`, when `Entry`
+  /// is `Equatable` at run time; `nil` otherwise.
+  static func difference(from old: [Entry], to new: [Entry]) -> [ArrayChange<Entry>]? {
+    guard let equatable = Entry.self as? any Equatable.Type else { return nil }
+    func changes<E: Equatable>(_: E.Type) -> [ArrayChange<Entry>] {
+      let difference = (new as! [E]).difference(from: old as! [E])
+      // A difference lists its removals highest offset first, then its
+      // insertions lowest first: the order in which applying them one by
+      // one, as the events are, gives `new`.
+      return difference.map { change in
+        switch change {
+        case .remove(let offset, let element, _): .removed(offset, element as! Entry)
+        case .insert(let offset, let element, _): .inserted(offset, element as! Entry)
+        }
+      }
+    }
+    return changes(equatable)
+  }
+
   /// Stops the program, with a message like Swift's own `Array`, when
   /// `index` is not an index of an array of `count` elements (or its end,
   /// where inserting is allowed).

@@ -77,9 +77,9 @@ final class Protected<State>: @unchecked Swift.Sendable {
   /// thread reads its own record. `CalloutTests` checks the record, and
   /// the message for a holder's `==` and a property adapter's observer.
   ///
-  /// A lock's address is that of a Swift object, aligned to at least 4
+  /// A lock's address is that of a Swift object, aligned to at least 8
   /// bytes (16 on Apple platforms and 64-bit Linux), so the record is one
-  /// word: the address, with the call in its two low bits.
+  /// word: the address, with the call in its three low bits.
   @inlinable @inline(__always)
   func callingOut<Result>(_ call: Callout, _ body: () throws -> Result) rethrows -> Result {
     let (context, enclosing) = call.begin(under: calloutAddress)
@@ -97,8 +97,8 @@ final class Protected<State>: @unchecked Swift.Sendable {
   @usableFromInline
   func checkNotCalledBack() {
     let callout = DeliveryContext.current.state.pointee.callout
-    guard callout & ~0b11 == calloutAddress else { return }
-    let call = Callout(rawValue: callout & 0b11).map(\.description) ?? "Code run under a lock of the library"
+    guard callout & ~0b111 == calloutAddress else { return }
+    let call = Callout(rawValue: callout & 0b111).map(\.description) ?? "Code run under a lock of the library"
     preconditionFailure("\(call).")
   }
 
@@ -204,6 +204,10 @@ enum Callout: UInt {
   case propertyAccess = 2
   /// `Equatable` values compared by a `PropertyAdapter`.
   case propertyEquality = 3
+  /// A closure an array holder runs on its elements under its lock
+  /// (`modify`, `removeAll(where:)`, `update(id:_:)`), or the `==` or `id`
+  /// of its elements.
+  case arrayClosure = 4
 
   /// What the message of a call back into the lock says.
   var description: String {
@@ -217,6 +221,10 @@ enum Callout: UInt {
     case .propertyEquality:
       "The `==` of a `PropertyAdapter`'s value type read or wrote the adapter. It runs under the adapter's lock, "
         + "while a write compares the new value with the property's: compare the two values only"
+    case .arrayClosure:
+      "A closure passed to an array holder's modify(_:), removeAll(where:) or update(id:_:), or the `==` or `id` "
+        + "of its elements, read or wrote that holder. They run under the holder's lock, so that the change is "
+        + "made in one step: change the elements they are given only"
     }
   }
 

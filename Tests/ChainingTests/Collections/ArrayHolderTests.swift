@@ -807,6 +807,121 @@ private typealias IntEvent = ArrayHolder<Int>.Event
   }
 }
 
+// MARK: - Changing in place
+
+/// An element with an id, as SwiftUI lists take them.
+private struct Row: Identifiable, Equatable {
+  let id: Int
+  var title: String
+}
+
+/// A value that is not `Equatable`: `modify` sends the whole array.
+private struct OpaqueNumber {
+  let number: Int
+}
+
+@Suite struct ArrayHolderInPlaceTests {
+  @Test func modifySendsTheDifferenceThatRebuildsTheArray() {
+    let holder = ArrayHolder([1, 2, 3, 4, 5])
+    let received = Inbox<IntEvent>()
+    let observer = holder.chain().do { received.items.append($0) }.sync()
+    let result = holder.modify { elements -> Int in
+      elements.removeAll { $0.isMultiple(of: 2) }
+      elements.insert(0, at: 0)
+      elements.append(6)
+      return elements.count
+    }
+    #expect(result == 5)
+    #expect(holder.raw == [0, 1, 3, 5, 6])
+    #expect(received.items.count == 5)  // the fetch, two removals, two insertions
+    #expect(replay(received.items) == holder.raw)
+    holder.modify { $0.sort() }  // already sorted: nothing sent
+    #expect(received.items.count == 5)
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func modifyOfElementsThatAreNotEquatableSendsTheWholeArray() {
+    let holder = ArrayHolder([OpaqueNumber(number: 1), OpaqueNumber(number: 2)])
+    let received = Inbox<[Int]>()
+    let observer = holder.chain().do { event in
+      if case .set(let elements) = event { received.items.append(elements.map(\.number)) }
+    }.end()
+    holder.modify { $0.reverse() }
+    #expect(received.items == [[2, 1]])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func removeAllWhereSendsOneRemovalEachAtItsPlaceThen() {
+    let holder = ArrayHolder([1, 2, 3, 4, 6, 7])
+    let received = Inbox<IntEvent>()
+    let observer = holder.chain().do { received.items.append($0) }.sync()
+    let removed = holder.removeAll { $0.isMultiple(of: 2) }
+    #expect(removed == [2, 4, 6])
+    #expect(holder.raw == [1, 3, 7])
+    #expect(replay(received.items) == [1, 3, 7])
+    #expect(holder.removeAll { $0 > 10 } == [])
+    #expect(received.items.count == 4)
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func elementsAreFoundRemovedAndUpdatedByID() {
+    let holder = ArrayHolder([Row(id: 1, title: "milk"), Row(id: 2, title: "eggs"), Row(id: 3, title: "tea")])
+    let events = Inbox<String>()
+    let observer = holder.chain().do { event in
+      switch event {
+      case .removed(let index, let row): events.items.append("removed \(index) \(row.title)")
+      case .replaced(let index, let row): events.items.append("replaced \(index) \(row.title)")
+      default: events.items.append("other")
+      }
+    }.end()
+    #expect(holder.index(id: 3) == 2)
+    #expect(holder.index(id: 9) == nil)
+    #expect(holder.remove(id: 1)?.title == "milk")
+    #expect(holder.remove(id: 1) == nil)  // gone: nothing sent
+    holder.update(id: 3) { $0.title = "green tea" }
+    #expect(holder.raw == [Row(id: 2, title: "eggs"), Row(id: 3, title: "green tea")])
+    #expect(events.items == ["removed 0 milk", "replaced 1 green tea"])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func removalsByIDFromFourThreadsRemoveExactlyThoseElements() {
+    // The list screen: each thread removes its own ids, while the
+    // others remove theirs; a search then a remove(at:) removed wrong items.
+    let holder = ArrayHolder((0..<4000).map { Row(id: $0, title: "\($0)") })
+    let events = Recorder<IntEvent>()
+    let numbers = ArrayHolder((0..<4000).map { $0 })
+    let observer = numbers.chain().do { events.append($0) }.sync()
+    DispatchQueue.concurrentPerform(iterations: 4) { thread in
+      for id in stride(from: thread, to: 4000, by: 4) where id.isMultiple(of: 2) {
+        #expect(holder.remove(id: id)?.id == id)
+        numbers.removeAll { $0 == id }
+      }
+    }
+    #expect(holder.raw.map(\.id) == Array(stride(from: 1, to: 4000, by: 2)))
+    #expect(numbers.raw == Array(stride(from: 1, to: 4000, by: 2)))
+    observer.invalidate()
+    #expect(replay(events.history) == numbers.raw)
+  }
+
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
+  @Test func updateOfAnAbsentIDStopsWithAMessageNamingIt() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let holder = ArrayHolder([Row(id: 1, title: "milk")])
+      holder.update(id: 7) { $0.title = "tea" }
+    }
+    #expect(errorText(result).contains("ArrayHolder.update(id:_:): no element has the id 7"))
+  }
+
+  @Test func aClosureThatReadsItsHolderStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let holder = ArrayHolder([1, 2])
+      holder.modify { _ in _ = holder.count }
+    }
+    #expect(errorText(result).contains("A closure passed to an array holder's modify(_:)"))
+  }
+  #endif
+}
+
 // MARK: - Helpers
 
 /// The array a chain's user rebuilds from `events`: a copy made from the
