@@ -112,7 +112,7 @@ public final class Recorder<Value: Swift.Sendable>: Receivable, @unchecked Swift
   /// - Throws: ``Timeout`` when fewer come within ``timeout``;
   ///   `CancellationError` when the task is cancelled while it waits.
   public func values(count: Int) async throws -> [Value] {
-    precondition(count >= 0, "Recorder.values(count:): count must not be negative, got \(count)")
+    if count < 0 { fatalError("Recorder.values(count:): count must not be negative, got \(count)") }
     return Array(try await wait(for: count, call: "values(count: \(count))").prefix(count))
   }
 

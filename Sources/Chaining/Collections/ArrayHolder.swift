@@ -375,7 +375,7 @@ extension ArrayHolder where Element: Identifiable {
       firstWhere: { $0.id == id },
       { index, elements in
         guard let index else {
-          preconditionFailure("ArrayHolder.update(id:_:): no element has the id \(id)")
+          fatalError("ArrayHolder.update(id:_:): no element has the id \(id)")
         }
         body(&elements[index])
         return (.replaced(index, elements[index]), ())

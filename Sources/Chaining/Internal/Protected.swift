@@ -99,7 +99,8 @@ final class Protected<State>: @unchecked Swift.Sendable {
     let callout = DeliveryContext.current.state.pointee.callout
     guard callout & ~0b111 == calloutAddress else { return }
     let call = Callout(rawValue: callout & 0b111).map(\.description) ?? "Code run under a lock of the library"
-    preconditionFailure("\(call).")
+    // fatalError, not preconditionFailure: its message is kept in optimized builds.
+    fatalError("\(call).")
   }
 
   /// Takes the lock, for a caller that must copy a generic value under it
