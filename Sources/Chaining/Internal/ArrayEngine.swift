@@ -144,9 +144,10 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
     let lock = store.core.state
     return store.writeEvents { entries in
       let old = entries
-      let result = lock.callingOut(.arrayClosure) { body(&entries) }
-      let changes = lock.callingOut(.arrayClosure) { Self.difference(from: old, to: entries) } ?? [.set(entries)]
-      return (changes.map(makeEvent), result, old)
+      let (result, difference) = lock.callingOut(.arrayClosure) {
+        (body(&entries), Self.difference(from: old, to: entries))
+      }
+      return ((difference ?? [.set(entries)]).map(makeEvent), result, old)
     }
   }
 
@@ -184,8 +185,9 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
   ) -> Result {
     let lock = store.core.state
     return store.writeEvents { entries in
-      let index = lock.callingOut(.arrayClosure) { entries.firstIndex(where: matches) }
-      let (change, result) = lock.callingOut(.arrayClosure) { body(index, &entries) }
+      let (change, result) = lock.callingOut(.arrayClosure) {
+        body(entries.firstIndex(where: matches), &entries)
+      }
       return (change.map { [makeEvent($0)] } ?? [], result, nil)
     }
   }
