@@ -211,17 +211,29 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   /// // Prints "removed(at: 1, element: "b")", then "inserted(at: 2, element: "d")"
   /// ```
   ///
-  /// For `Equatable` elements, the events are the removals, highest index
-  /// first, then the insertions, lowest first, of the difference between
-  /// the old and the new elements (`CollectionDifference`'s): applied in
-  /// order to the old array, they give the new one. A change of an element
-  /// is its removal and an insertion. For other elements, one
-  /// ``Event/set(_:)`` of the whole array. Nothing is sent when the
-  /// elements are equal to the old ones. No other write comes between the
-  /// read and the change, and the events are sent in one wave.
+  /// For `Equatable` elements, the events come from the difference between
+  /// the old and the new elements (`CollectionDifference`'s, with its
+  /// moves inferred): first the removals, highest index first; then, from
+  /// the first index of the new array to the last, the insertions, and
+  /// each element that moved as ``Event/moved(at:to:element:)``, lowest
+  /// index first. Applied in order to the old array, they give the new
+  /// one. A change of an element is its removal and an insertion; an
+  /// element whose bits are unchanged is unchanged, without a call to
+  /// `==` (a `Double.nan` left alone is not sent). For
+  /// other elements, one ``Event/set(_:)`` of the whole array. Nothing is
+  /// sent when the elements are equal to the old ones. No other write
+  /// comes between the read and the change, and the events are sent in one
+  /// wave.
+  ///
+  /// ```swift
+  /// let names = ArrayHolder(["a", "b", "c"])
+  /// names.modify { $0.append($0.removeFirst()) }
+  /// // Sent: moved(at: 0, to: 2, element: "a")
+  /// ```
   ///
   /// Costs `body`, plus, for `Equatable` elements, the difference: O(n + d²)
-  /// for `d` changes, O(n) when few elements changed.
+  /// for `d` changes, O(n) when few elements changed, and O(n) more per
+  /// move.
   ///
   /// - Parameter body: Changes the elements. It runs on the calling thread
   ///   under the holder's lock: it must not read or write this holder (a

@@ -154,6 +154,42 @@ public final class DictionaryHolder<Key: Hashable, Value>: Syncable, Receivable 
     _ = engine.removeAll(keepingCapacity: keepCapacity)
   }
 
+  // MARK: Changing in place
+
+  /// Changes the entries in place, in one step under the holder's lock,
+  /// and sends what changed; returns what `body` returns.
+  ///
+  /// ```swift
+  /// let stock = DictionaryHolder(["milk": 2, "eggs": 6])
+  /// let observer = stock.chain().do { print($0) }.end()
+  /// stock.modify { entries in
+  ///   entries["milk", default: 0] += 1
+  ///   entries["eggs"] = nil
+  /// }
+  /// // Prints "removed(key: "eggs", value: 6)", then "replaced(key: "milk", value: 3)"
+  /// ```
+  ///
+  /// The events are one ``Event/removed(key:value:)`` per key that is
+  /// gone, then one ``Event/inserted(key:value:)`` or
+  /// ``Event/replaced(key:value:)`` per key that is new or, for an
+  /// `Equatable` value, whose value changed: applied in order to the old
+  /// dictionary, they give the new one; nothing is sent when nothing
+  /// changed. A value that is not `Equatable` cannot be told unchanged:
+  /// the whole dictionary is sent as one ``Event/set(_:)``, unless it was
+  /// and stays empty. No other write comes between the read and the
+  /// change, and the events are sent in one wave.
+  ///
+  /// Costs `body`, plus O(n) to find what changed.
+  ///
+  /// - Parameter body: Changes the entries. It runs on the calling thread
+  ///   under the holder's lock: it must not read or write this holder (a
+  ///   precondition stops it), nor wait for another thread that does.
+  /// - Returns: What `body` returns.
+  @discardableResult
+  public func modify<Result>(_ body: (inout [Key: Value]) -> Result) -> Result {
+    engine.modify(body)
+  }
+
   // MARK: Protocols
 
   /// Returns ``Event/fetched(_:)`` with the current entries; ``Chain/sync()`` sends it.

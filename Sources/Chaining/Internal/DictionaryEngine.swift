@@ -86,6 +86,46 @@ final class DictionaryEngine<Key: Hashable, Entry, Event>: @unchecked Swift.Send
       return ([makeEvent(.set([:]))], old, nil)
     }
   }
+
+  /// Changes the entries in place with `body`, under the lock, and sends
+  /// the change: the removed keys, then the new keys and, for `Equatable`
+  /// entries, the changed ones; for other entries, one `.set` of the
+  /// whole dictionary. Nothing when nothing changed. `body`, and the
+  /// entries' `==`, run marked as code of the user's.
+  func modify<Result>(_ body: (inout [Key: Entry]) -> Result) -> Result {
+    let lock = store.core.state
+    return store.writeEvents { entries in
+      let old = entries
+      let (result, changes) = lock.callingOut(.dictionaryClosure) {
+        (body(&entries), Self.changes(from: old, to: entries))
+      }
+      return (changes.map(makeEvent), result, old)
+    }
+  }
+
+  /// The changes that turn `old` into `new`: removals, then insertions
+  /// and replacements. Replacements are told by `==` where `Entry` is
+  /// `Equatable` at run time; otherwise, unless both are empty, one `.set`.
+  static func changes(from old: [Key: Entry], to new: [Key: Entry]) -> [DictionaryChange<Key, Entry>] {
+    guard let equatable = Entry.self as? any Equatable.Type else {
+      return old.isEmpty && new.isEmpty ? [] : [.set(new)]
+    }
+    // `E` is `Entry` itself, opened from its metatype: no cast is needed.
+    func areEqual<E: Equatable>(_: E.Type) -> (Entry, Entry) -> Bool {
+      { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
+    }
+    let equal = areEqual(equatable)
+    var changes: [DictionaryChange<Key, Entry>] = []
+    for (key, entry) in old where new[key] == nil { changes.append(.removed(key, entry)) }
+    for (key, entry) in new {
+      if let before = old[key] {
+        if !equal(before, entry) { changes.append(.replaced(key, entry)) }
+      } else {
+        changes.append(.inserted(key, entry))
+      }
+    }
+    return changes
+  }
 }
 
 /// One change to a dictionary, before it becomes a holder's event.

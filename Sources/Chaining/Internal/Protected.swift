@@ -209,6 +209,9 @@ enum Callout: UInt {
   /// (`modify`, `removeAll(where:)`, `update(id:_:)`), or the `==` or `id`
   /// of its elements.
   case arrayClosure = 4
+  /// A closure a dictionary holder runs on its entries under its lock
+  /// (`modify`), or the `==` of its values.
+  case dictionaryClosure = 6
 
   /// What the message of a call back into the lock says.
   var description: String {
@@ -226,6 +229,10 @@ enum Callout: UInt {
       "A closure passed to an array holder's modify(_:), removeAll(where:) or update(id:_:), or the `==` or `id` "
         + "of its elements, read or wrote that holder. They run under the holder's lock, so that the change is "
         + "made in one step: change the elements they are given only"
+    case .dictionaryClosure:
+      "A closure passed to a dictionary holder's modify(_:), or the `==` of its values, read or wrote that holder. "
+        + "They run under the holder's lock, so that the change is made in one step: change the entries they are "
+        + "given only"
     }
   }
 

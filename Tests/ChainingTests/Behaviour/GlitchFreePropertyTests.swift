@@ -10,18 +10,6 @@ import Testing
 /// its final value, and nothing in a wave that changed neither the
 /// selection nor the selected holder.
 @Suite struct GlitchFreePropertyTests {
-  /// SplitMix64: a fixed sequence for each seed.
-  struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   /// How a holder of the graph gets its value.
   enum Node {
     case root
@@ -113,7 +101,7 @@ import Testing
   /// the roots on, each `sync()` setting its holder; otherwise in a
   /// shuffled order, every holder made with its value.
   func check(seed: Int, builtInOrder: Bool) {
-    var random = Generator(state: UInt64(seed))
+    var random = SplitMix64(seed: UInt64(seed))
     var nodes: [Node] = []
     var roots: [Int: Int] = [:]
     let rootCount = 3

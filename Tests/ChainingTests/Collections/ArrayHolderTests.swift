@@ -840,6 +840,46 @@ private struct OpaqueNumber {
     withExtendedLifetime(observer) {}
   }
 
+  @Test func modifySendsMovesForElementsThatMoved() {
+    let holder = ArrayHolder(["a", "b", "c", "d"])
+    let received = Inbox<ArrayHolder<String>.Event>()
+    let observer = holder.chain().do { received.items.append($0) }.end()
+    holder.modify { $0.append($0.removeFirst()) }  // "a" to the end
+    #expect(received.take() == [.moved(at: 0, to: 3, element: "a")])
+    holder.modify { $0.swapAt(0, 2) }
+    #expect(holder.raw == ["d", "c", "b", "a"])
+    #expect(received.take() == [.moved(at: 1, to: 2, element: "c"), .moved(at: 0, to: 2, element: "b")])
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func modifyWithMovesRemovalsAndInsertionsAlwaysReplaysToTheArray() {
+    // Shuffles, drops and adds elements at random: every sequence of events
+    // must apply, in order, to the old array and give the new one.
+    var random = SplitMix64(seed: 11)
+    let holder = ArrayHolder(Array(0..<30))
+    let received = Inbox<IntEvent>()
+    let observer = holder.chain().do { received.items.append($0) }.sync()
+    var moves = 0
+    var next = 100
+    for _ in 0..<300 {
+      holder.modify { elements in
+        for _ in 0..<random.next(below: 4) where elements.count > 1 {
+          let from = random.next(below: elements.count)
+          elements.insert(elements.remove(at: from), at: random.next(below: elements.count))
+        }
+        if random.next(below: 3) == 0, !elements.isEmpty { elements.remove(at: random.next(below: elements.count)) }
+        if random.next(below: 3) == 0 {
+          next += 1
+          elements.insert(next, at: random.next(below: elements.count + 1))
+        }
+      }
+      moves += received.items.count { if case .moved = $0 { true } else { false } }
+      #expect(replay(received.items) == holder.raw)
+    }
+    #expect(moves > 100)
+    withExtendedLifetime(observer) {}
+  }
+
   @Test func modifyOfElementsThatAreNotEquatableSendsTheWholeArray() {
     let holder = ArrayHolder([OpaqueNumber(number: 1), OpaqueNumber(number: 2)])
     let received = Inbox<[Int]>()
@@ -923,39 +963,6 @@ private struct OpaqueNumber {
 }
 
 // MARK: - Helpers
-
-/// The array a chain's user rebuilds from `events`: a copy made from the
-/// leading `.fetched`, then every later event applied in order. `nil` when
-/// the events do not start with `.fetched` or one of them does not fit.
-private func replay(_ events: [IntEvent]) -> [Int]? {
-  guard case .fetched(let initial)? = events.first else { return nil }
-  var copy: [Int]? = initial
-  for event in events.dropFirst() { copy = copy.flatMap { apply(event, to: $0) } }
-  return copy
-}
-
-/// `copy` with `event` applied, or `nil` when the event does not fit it
-/// (an index out of range, or a removed or moved element that is not there).
-private func apply(_ event: IntEvent, to copy: [Int]) -> [Int]? {
-  var copy = copy
-  switch event {
-  case .fetched(let elements), .set(let elements):
-    copy = elements
-  case .inserted(let index, let element):
-    guard (0...copy.count).contains(index) else { return nil }
-    copy.insert(element, at: index)
-  case .removed(let index, let element):
-    guard copy.indices.contains(index), copy[index] == element else { return nil }
-    copy.remove(at: index)
-  case .replaced(let index, let element):
-    guard copy.indices.contains(index) else { return nil }
-    copy[index] = element
-  case .moved(let from, let to, let element):
-    guard copy.indices.contains(from), copy.indices.contains(to), copy[from] == element else { return nil }
-    copy.insert(copy.remove(at: from), at: to)
-  }
-  return copy
-}
 
 private func errorText(_ result: ExitTest.Result?) -> String {
   String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
@@ -1063,23 +1070,5 @@ private func performRandomWrite(
     let index = Int.random(in: 0..<model.count, using: &random)
     holder.move(at: index, to: index)
     return (write, [])
-  }
-}
-
-/// A small, seeded pseudo-random generator (SplitMix64), so that every run
-/// makes the same writes.
-private struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
   }
 }

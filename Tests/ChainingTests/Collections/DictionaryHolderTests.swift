@@ -663,24 +663,6 @@ private func performRandomWrite(
   }
 }
 
-/// A small, seeded pseudo-random generator (SplitMix64), so that every run
-/// makes the same writes.
-private struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
-  }
-}
-
 @Suite struct DictionaryHolderInsertReplaceTests {
   @Test func insertAndReplaceSendTheirEvents() {
     let holder = DictionaryHolder<String, Int>()
@@ -746,4 +728,76 @@ private struct SplitMix64: RandomNumberGenerator {
     #expect(message.contains("RelayableDictionaryHolder.replace(key:value:): no value for key b"), "\(message)")
   }
   #endif
+}
+
+@Suite struct DictionaryHolderModifyTests {
+  @Test func modifySendsTheRemovedThenTheNewAndChangedKeys() {
+    let holder = DictionaryHolder(["milk": 2, "eggs": 6, "tea": 1])
+    let events = Recorder<StringEvent>()
+    let observer = holder.chain().do { events.append($0) }.sync()
+    let count = holder.modify { entries -> Int in
+      entries["milk", default: 0] += 1
+      entries["eggs"] = nil
+      entries["bread"] = 1
+      entries["tea"] = 1  // unchanged: no event
+      return entries.count
+    }
+    #expect(count == 3)
+    #expect(holder.raw == ["milk": 3, "tea": 1, "bread": 1])
+    let changes = events.history.dropFirst()
+    #expect(changes.first == .removed(key: "eggs", value: 6))
+    #expect(
+      Set(changes.dropFirst().map { "\($0)" }) == [
+        "inserted(key: \"bread\", value: 1)", "replaced(key: \"milk\", value: 3)",
+      ]
+    )
+    #expect(changes.count == 3)
+    holder.modify { $0["tea"] = 1 }  // nothing changed: nothing sent
+    #expect(events.count == 4)
+    #expect(replay(events.history) == holder.raw)
+    withExtendedLifetime(observer) {}
+  }
+
+  @Test func modifyOfValuesThatAreNotEquatableSendsTheWholeDictionary() {
+    let holder = DictionaryHolder(["a": OpaqueCount(number: 1)])
+    let sets = Recorder<[String: Int]>()
+    let observer = holder.chain().do { event in
+      if case .set(let entries) = event { sets.append(entries.mapValues(\.number)) }
+    }.end()
+    holder.modify { $0["b"] = OpaqueCount(number: 2) }
+    #expect(sets.history == [["a": 1, "b": 2]])
+    let empty = DictionaryHolder<String, OpaqueCount>()
+    let none = empty.chain().do { _ in sets.append([:]) }.end()
+    empty.modify { _ in }  // empty before and after: nothing
+    #expect(sets.count == 1)
+    withExtendedLifetime((observer, none)) {}
+  }
+
+  @Test func modifyFromFourThreadsLosesNoIncrement() {
+    let holder = DictionaryHolder<Int, Int>()
+    let events = Recorder<IntEvent>()
+    let observer = holder.chain().do { events.append($0) }.sync()
+    race(threads: 4) { _ in
+      for key in 0..<200 { holder.modify { $0[key % 10, default: 0] += 1 } }
+    }
+    #expect(holder.raw == Dictionary(uniqueKeysWithValues: (0..<10).map { ($0, 80) }))
+    #expect(replay(events.history) == holder.raw)
+    withExtendedLifetime(observer) {}
+  }
+
+  #if !os(iOS) && !os(tvOS) && !os(watchOS) && !os(visionOS)  // no exit tests there
+  @Test func aClosureThatReadsItsHolderStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let holder = DictionaryHolder(["a": 1])
+      holder.modify { _ in _ = holder.count }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("A closure passed to a dictionary holder's modify(_:)"), "\(message)")
+  }
+  #endif
+}
+
+/// A value that is not `Equatable`: `modify` sends the whole dictionary.
+private struct OpaqueCount {
+  let number: Int
 }

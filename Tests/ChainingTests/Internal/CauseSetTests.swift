@@ -13,7 +13,7 @@ import Testing
     let gates = (0..<40).map { _ in DeliveryGate(held: false) }
     var set = CauseSet()
     var counts = Array(repeating: 0, count: gates.count)
-    var random = GlitchFreePropertyTests.Generator(state: 36)
+    var random = SplitMix64(seed: 36)
     var mismatches = 0
     for _ in 0..<20_000 {
       let index = Int(random.next() % UInt64(gates.count))
@@ -41,7 +41,7 @@ import Testing
     spawn {
       let context = DeliveryContext.current
       var stack: [DeliveryGate] = []
-      var random = GlitchFreePropertyTests.Generator(state: 3600)
+      var random = SplitMix64(seed: 3600)
       var mismatches = 0
       func check() {
         for gate in gates where context.isCaused(by: gate) != stack.contains(where: { $0 === gate }) {
@@ -85,7 +85,7 @@ import Testing
     let gates = (0..<24).map { _ in DeliveryGate(held: false) }
     spawn {
       let context = DeliveryContext.current
-      var random = GlitchFreePropertyTests.Generator(state: 3601)
+      var random = SplitMix64(seed: 3601)
       var captured: [(causes: Causes, gates: [DeliveryGate])] = []
       var mismatches = 0
       var captures = 0
