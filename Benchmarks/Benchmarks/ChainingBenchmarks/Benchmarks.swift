@@ -17,6 +17,7 @@ let benchmarks: @Sendable () -> Void = {
   subscribeInvalidateBenchmarks()
   teardownBenchmarks()
   arrayHolderBenchmarks()
+  arrayViewBenchmarks()
   memoryBenchmarks()
   observationBenchmarks()
   isolationBenchmarks()

@@ -307,7 +307,10 @@ extension Computed: Syncable {
 }
 
 extension ComputedBox {
-  fileprivate func subscribe(_ context: _ChainContext, _ handler: @escaping (Value) -> Void) {
+  /// Subscribes a finished chain. With `dropsEchoes` false, it gets the
+  /// value even when its own delivery caused the change: a derived view's
+  /// watch of its filter's reads, which must not miss one.
+  func subscribe(_ context: _ChainContext, dropsEchoes: Bool = true, _ handler: @escaping (Value) -> Void) {
     makeFlush()
     var version: UInt64 = 0
     _ = current(version: &version)
@@ -317,6 +320,6 @@ extension ComputedBox {
         sentVersion = version
       }
     }
-    context.add(core.subscribe(gate: context.gate, handler: handler))
+    context.add(core.subscribe(gate: context.gate, dropsEchoes: dropsEchoes, handler: handler))
   }
 }

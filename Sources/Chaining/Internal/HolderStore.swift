@@ -105,12 +105,17 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// before is in the fetched value and reaches the chain no other way, and
   /// every write made after reaches it as an event. `fetched` runs under the
   /// lock and returns `nil` when there is nothing to fetch.
+  ///
+  /// A subscription with `dropsEchoes` false gets every write, even one
+  /// its own delivery caused: a derived view's feed, which must see every
+  /// change of its source (see `DerivedArrayHolder`).
   func attach(
     _ context: _ChainContext,
     _ handler: @escaping (Event) -> Void,
+    dropsEchoes: Bool = true,
     fetched: (inout State) -> Event?
   ) {
-    let subscription = core.makeSubscription(gate: context.gate, handler: handler)
+    let subscription = core.makeSubscription(gate: context.gate, dropsEchoes: dropsEchoes, handler: handler)
     let value = withLock { state, coreState in
       core.insert(subscription, in: &coreState)
       return fetched(&state)
@@ -265,6 +270,24 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     let (result, registered, version) = withLock { state, _ in
       if !tracked { observationRead = true }
       return (body(state), self.observation ?? makeObservation(), self.version)
+    }
+    if tracked {
+      Tracking.recordRead(of: registered, owner: subject, version: version, in: context)
+    } else {
+      registered.access()
+    }
+    return result
+  }
+
+  /// `read(observedBy:_:)` for a read that may change the state without
+  /// changing what it holds: a view that makes and keeps its array on
+  /// the first read after a change (`DerivedArrayHolder.raw`).
+  func readUpdating<Result>(observedBy subject: AnyObject, _ body: (inout State) -> Result) -> Result {
+    let context = DeliveryContext.current.state
+    let tracked = context.pointee.trackingCount != 0
+    let (result, registered, version) = withLock { state, _ in
+      if !tracked { observationRead = true }
+      return (body(&state), self.observation ?? makeObservation(), self.version)
     }
     if tracked {
       Tracking.recordRead(of: registered, owner: subject, version: version, in: context)

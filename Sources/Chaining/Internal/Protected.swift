@@ -209,6 +209,9 @@ enum Callout: UInt {
   /// (`modify`, `removeAll(where:)`, `update(id:_:)`), or the `==` or `id`
   /// of its elements.
   case arrayClosure = 4
+  /// The filter or the comparison of a ``DerivedArrayHolder``, which runs
+  /// under the view's lock.
+  case viewClosure = 5
   /// A closure a dictionary holder runs on its entries under its lock
   /// (`modify`), or the `==` of its values.
   case dictionaryClosure = 6
@@ -233,6 +236,10 @@ enum Callout: UInt {
       "A closure passed to a dictionary holder's modify(_:), or the `==` of its values, read or wrote that holder. "
         + "They run under the holder's lock, so that the change is made in one step: change the entries they are "
         + "given only"
+    case .viewClosure:
+      "The filter or the comparison of a filtered or sorted array view read that view. They run under the view's "
+        + "lock, while it takes in a change of its source: decide from the elements they are given, and from other "
+        + "holders, only"
     }
   }
 
