@@ -4,8 +4,8 @@
 // deprecated forwarding declarations so that code written against it
 // compiles, with a fix-it where the compiler can offer one. They are not
 // in the guides; Documentation/ComingFromSwiftChaining.md lists them.
-
-import Foundation
+// The renamed initializer of `NotificationAdapter`, which takes
+// Foundation's types, is in RenamedNotificationAdapter.swift.
 
 extension Suspender {
   /// Whether the suspender holds values back. SwiftChaining's name for
@@ -48,20 +48,6 @@ extension Chainable {
   /// The type of a chain started from this object. SwiftChaining's name.
   @available(*, deprecated, message: "write Chain<ChainValue, Self>")
   public typealias FirstChain = Chain<ChainValue, Self>
-}
-
-extension NotificationAdapter {
-  /// Starts observing `name` in `notificationCenter`. SwiftChaining's
-  /// labels; see ``init(_:object:center:)``.
-  ///
-  /// - Parameters:
-  ///   - name: The notification name.
-  ///   - object: Only notifications posted by this object, or any when `nil`.
-  ///   - notificationCenter: The center to observe.
-  @available(*, deprecated, renamed: "init(_:object:center:)")
-  public convenience init(_ name: Notification.Name, object: AnyObject?, notificationCenter: NotificationCenter) {
-    self.init(name, object: object, center: notificationCenter)
-  }
 }
 
 extension Chain {
