@@ -16,7 +16,20 @@ extension Observer {
   @usableFromInline var observer: Observer { self }
 
   /// How many fetches the sources so far registered.
-  var fetchCount: Int { fetches.count }
+  @usableFromInline var fetchCount: Int { fetches.count }
+
+  /// Stops the program: `source` registered `count` fetches for one
+  /// chain, which breaks the contract of `Chainable._subscribe` and
+  /// `_addFetch` (a source that takes its fetch in `_subscribe` and adds
+  /// another in `_addFetch`: `sync()` would deliver twice). The chain
+  /// compares the counts inline, one subtraction per source.
+  @usableFromInline @inline(never)
+  func stopForFetches(of source: Any.Type, count: Int) -> Never {
+    fatalError(
+      "\(source) registered \(count) fetches for one chain: a source whose _subscribe takes the value sync() "
+        + "sends must do nothing in _addFetch (see Chainable._subscribe)"
+    )
+  }
 
   func addFetch(_ fetch: @escaping () -> Void) {
     fetches.append(fetch)

@@ -45,6 +45,14 @@ final class Protected<State>: @unchecked Swift.Sendable {
 
   @usableFromInline @exclusivity(unchecked) var state: State
 
+  #if CHAINING_INTERNAL_CHECKS
+  /// Checks the state at the end of every section under the lock, before
+  /// giving it back: in builds with `CHAINING_INTERNAL_CHECKS` only, which
+  /// a step of `.ci/run` runs the tests in (see `_SenderCore`'s
+  /// `_invariantCheck`). Set once, before the lock is shared.
+  @usableFromInline @exclusivity(unchecked) var invariant: ((State) -> Void)?
+  #endif
+
   @usableFromInline
   init(_ initial: State) {
     #if canImport(Darwin)
@@ -121,6 +129,9 @@ final class Protected<State>: @unchecked Swift.Sendable {
   /// Gives back the lock `manualLock()` took.
   @inline(__always)
   func manualUnlock() {
+    #if CHAINING_INTERNAL_CHECKS
+    invariant?(state)
+    #endif
     #if canImport(Darwin)
     os_unfair_lock_unlock(lock)
     #else
@@ -142,7 +153,13 @@ final class Protected<State>: @unchecked Swift.Sendable {
       if lock.exchange(Self.free, ordering: .releasing) == Self.contended { wakeWaiters() }
     }
     #endif
+    #if CHAINING_INTERNAL_CHECKS
+    let result = try body(&state)
+    invariant?(state)
+    return result
+    #else
     return try body(&state)
+    #endif
   }
 
   #if canImport(Darwin)

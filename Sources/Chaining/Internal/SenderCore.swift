@@ -180,14 +180,56 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   /// Creates an empty core, claimed without the lock when it is idle.
   public init() {
     claimsUnderLock = false
+    checkInvariants()
   }
 
   /// Creates an empty core for a holder: every claim is made under the lock.
   init(claimsUnderLock: Bool) {
     self.claimsUnderLock = claimsUnderLock
+    checkInvariants()
   }
 
+  /// In builds with `CHAINING_INTERNAL_CHECKS`, checks `_invariantCheck`
+  /// at the end of every section under the lock; nothing otherwise.
+  @inline(__always)
+  private func checkInvariants() {
+    #if CHAINING_INTERNAL_CHECKS
+    // Unowned, unsafe: the lock is this core's, and `deinit` drops the
+    // check before its own section under the lock.
+    state.invariant = { [unowned(unsafe) self] in _invariantCheck($0) }
+    #endif
+  }
+
+  #if CHAINING_INTERNAL_CHECKS
+  /// The rules that hold whenever the lock is free (Verification/SenderCore.pml
+  /// checks the same word and lists across threads): the live count is the
+  /// list's occupied slots, with no list when it is 0; queued broadcasts, a
+  /// hand-over, the limit and `finishLocked()` all belong to a delivery,
+  /// so the word says `delivering`; no thread is changing the list in
+  /// place. Called with the lock held.
+  func _invariantCheck(_ state: State) {
+    let current = word.load(ordering: .acquiring)
+    let occupied = Self.list(in: current).map { list in
+      list._withUnsafeGuaranteedRef { list in (0..<list.count).count { list[$0] != nil } }
+    }
+    precondition(
+      occupied ?? 0 == state.live,
+      "_SenderCore: live is \(state.live), the list has \(occupied ?? 0) observers"
+    )
+    precondition(current & Self.changing == 0, "_SenderCore: the list is being changed outside the lock")
+    let delivering = current & Self.delivering != 0
+    precondition(delivering || state.pending.isEmpty, "_SenderCore: broadcasts queued with nobody delivering")
+    precondition(delivering || state.carried.isEmpty, "_SenderCore: a carried batch with nobody delivering")
+    precondition(delivering || !state.handedOver, "_SenderCore: handed over with nobody delivering")
+    precondition(delivering || !state.finishing, "_SenderCore: finishing with nobody delivering")
+    precondition(delivering || !state.overLimit, "_SenderCore: over the limit with nobody delivering")
+  }
+  #endif
+
   deinit {
+    #if CHAINING_INTERNAL_CHECKS
+    state.invariant = nil
+    #endif
     Self.list(in: word.load(ordering: .acquiring))?.release()
     state.withLock { $0.spare.take() }?.release()
     // Set only by a thread that holds this core, so read after its last

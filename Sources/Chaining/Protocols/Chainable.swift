@@ -28,11 +28,22 @@ public protocol Chainable<ChainValue>: AnyObject {
   /// Subscribes a finished chain to this object's broadcasts. Not API.
   ///
   /// The default does nothing; ``Sendable`` provides the real one.
+  ///
+  /// Contract, with ``_addFetch(_:_:)``: the two together register at
+  /// most one fetch per chain, so that `sync()` sends one value. A source
+  /// that takes the value to fetch here, in the same step as it
+  /// subscribes (a holder, under its lock, so that no write falls between
+  /// the two), must do nothing in `_addFetch`; one that does not, leaves
+  /// the fetch to `_addFetch`. In debug builds, a chain stops the
+  /// program, naming the source, when a source registers two.
   func _subscribe(_ context: _ChainContext, _ handler: @escaping (ChainValue) -> Void)
 
   /// Registers what `sync()` fetches from this object. Not API.
   ///
   /// The default does nothing; ``Fetchable`` provides the real one.
+  ///
+  /// Contract: see ``_subscribe(_:_:)``: empty when `_subscribe` already
+  /// took the value to fetch.
   func _addFetch(_ context: _ChainContext, _ handler: @escaping (ChainValue) -> Void)
 }
 
