@@ -25,11 +25,7 @@ final class QueueHop<Value: Swift.Sendable>: @unchecked Swift.Sendable {
   func send(_ value: Value) {
     let causes = DeliveryContext.current.capture()
     queue.async { [self] in
-      let context = DeliveryContext.current
-      // A hop ends the wave that sent the value; its delivery starts one.
-      context.inWave {
-        context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
-      }
+      DeliveryContext.current.deliverArrived(value, causes: causes, through: gate, to: downstream)
     }
   }
 }
@@ -156,9 +152,7 @@ final class IsolationHop<Value>: @unchecked Swift.Sendable {
       let context = DeliveryContext.current
       for (value, causes) in batch {
         // Each value a wave of its own, as after a `QueueHop`.
-        context.inWave {
-          context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
-        }
+        context.deliverArrived(value, causes: causes, through: gate, to: downstream)
       }
     }
   }

@@ -55,6 +55,22 @@ extension DeliveryContext {
     endWave()
   }
 
+  /// Delivers `value`, which arrived from elsewhere (a hop to a queue or
+  /// an actor, a timer) with the causes it was sent with, through `gate` to
+  /// `downstream`, as a wave of its own: the arrival ends the wave that
+  /// sent the value, and its delivery starts one. `QueueHop`,
+  /// `IsolationHop` and the time steps call it.
+  func deliverArrived<Value>(
+    _ value: Value,
+    causes: Causes,
+    through gate: DeliveryGate,
+    to downstream: @escaping (Value) -> Void
+  ) {
+    inWave {
+      run(with: causes) { gate.deliver(value, to: downstream, in: self) }
+    }
+  }
+
   /// Runs `body`, another thread's value that this thread runs at a gate
   /// it holds, as a wave of its own: the combines it changes send at its
   /// end (queued behind it at that gate, as this thread's own values, so

@@ -107,11 +107,8 @@ class TimedStep<C: Clock, Value, State>: @unchecked Swift.Sendable {
   /// Sends `value` down the chain through the step's gate, with `causes`
   /// installed: the causes the value arrived with.
   private func send(_ value: Value, causes: Causes) {
-    let context = DeliveryContext.current
     // A timer's delivery starts a wave of its own.
-    context.inWave {
-      context.run(with: causes) { gate.deliver(value, to: downstream, in: context) }
-    }
+    DeliveryContext.current.deliverArrived(value, causes: causes, through: gate, to: downstream)
   }
 
   /// Sends `value` at once, on the calling thread, inside the delivery that
