@@ -42,9 +42,12 @@ import Observation
 /// the removals, highest index first, then the insertions, lowest first,
 /// not a whole-array event. The reads are found by running the filter
 /// over the source's elements when the view is made, when the source
-/// stops being empty, and after each change of what it read: read those
-/// holders before any condition on the element, as above, so that every
-/// run reads them.
+/// stops being empty, and after each change of what it read (those runs
+/// are outside the view's lock, on the thread whose wave changed the
+/// read, like a `Computed`'s evaluation): read those holders before any
+/// condition on the element, as above, so that every run reads them. The
+/// filter must therefore be a pure function of the element and what it
+/// reads.
 ///
 /// ### The order
 /// A sorted view orders by `areInIncreasingOrder`, which must be a strict
