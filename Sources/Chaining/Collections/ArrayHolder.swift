@@ -217,9 +217,10 @@ public final class ArrayHolder<Element>: Syncable, Receivable {
   /// the first index of the new array to the last, the insertions, and
   /// each element that moved as ``Event/moved(at:to:element:)``, lowest
   /// index first. Applied in order to the old array, they give the new
-  /// one. A change of an element is its removal and an insertion; an
-  /// element whose bits are unchanged is unchanged, without a call to
-  /// `==` (a `Double.nan` left alone is not sent). For
+  /// one. A change of an element is its removal and an insertion. The
+  /// elements before the first change and after the last whose bits are
+  /// unchanged are unchanged, without a call to `==` (a `Double.nan` left
+  /// alone there is not sent); between the changes, `==` decides. For
   /// other elements, one ``Event/set(_:)`` of the whole array. Nothing is
   /// sent when the elements are equal to the old ones. No other write
   /// comes between the read and the change, and the events are sent in one
