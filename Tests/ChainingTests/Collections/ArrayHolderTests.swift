@@ -880,6 +880,17 @@ private struct OpaqueNumber {
     withExtendedLifetime(observer) {}
   }
 
+  @Test func modifyTakesElementsWithUnchangedBitsAtTheEndsAsUnchanged() {
+    // A NaN is not equal to itself: left alone at an end, its bits say it
+    // did not change.
+    let holder = ArrayHolder([Double.nan, 1, Double.nan])
+    let received = Inbox<ArrayHolder<Double>.Event>()
+    let observer = holder.chain().do { received.items.append($0) }.end()
+    holder.modify { $0[1] = 2 }
+    #expect(received.take().map { "\($0)" } == ["removed(at: 1, element: 1.0)", "inserted(at: 1, element: 2.0)"])
+    withExtendedLifetime(observer) {}
+  }
+
   @Test func modifyOfElementsThatAreNotEquatableSendsTheWholeArray() {
     let holder = ArrayHolder([OpaqueNumber(number: 1), OpaqueNumber(number: 2)])
     let received = Inbox<[Int]>()
