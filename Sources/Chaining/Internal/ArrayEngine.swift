@@ -223,17 +223,9 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
         if removedRange.count == 1, insertedRange.count == 1, oldElements[prefix] == newElements[prefix] { return [] }
         return removedRange.reversed().map { .removed($0, old[$0]) } + insertedRange.map { .inserted($0, new[$0]) }
       }
-      let middle = newElements[insertedRange].difference(from: oldElements[removedRange])
-      let difference = CollectionDifference(
-        middle.map { change -> CollectionDifference<E>.Change in
-          switch change {
-          case .remove(let offset, let element, _):
-            .remove(offset: offset + prefix, element: element, associatedWith: nil)
-          case .insert(let offset, let element, _):
-            .insert(offset: offset + prefix, element: element, associatedWith: nil)
-          }
-        }
-      )!
+      // The difference of the middle: its offsets are the arrays' own
+      // less `prefix`, which each use below adds back.
+      let difference = newElements[insertedRange].difference(from: oldElements[removedRange])
       var events: [ArrayChange<Entry>] = []
       // A removed element equal to an inserted one moved: paired in
       // order, in O(d²) comparisons (`inferringMoves()` would need
@@ -243,11 +235,11 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
       for case .insert(let offset, let element, _) in difference.insertions {
         let match = difference.removals.lazy.reversed().first { change in
           guard case .remove(let from, let removed, _) = change else { return false }
-          return !paired.contains(from) && removed == element
+          return !paired.contains(prefix + from) && removed == element
         }
         if case .remove(let from, _, _)? = match {
-          pairs[offset] = from
-          paired.insert(from)
+          pairs[prefix + offset] = prefix + from
+          paired.insert(prefix + from)
         }
       }
       // What stands at each offset of `new`: an old offset (kept or
@@ -259,10 +251,12 @@ final class ArrayEngine<Entry, Event>: @unchecked Swift.Sendable {
       // insertions lowest first.
       for change in difference {
         switch change {
-        case .remove(let offset, let element, _):
+        case .remove(let middleOffset, let element, _):
+          let offset = prefix + middleOffset
           removed.insert(offset)
           if !paired.contains(offset) { events.append(.removed(offset, unsafeBitCast(element, to: Entry.self))) }
-        case .insert(let offset, let element, _):
+        case .insert(let middleOffset, let element, _):
+          let offset = prefix + middleOffset
           inserted.insert(offset)
           source[offset] = pairs[offset]
           if pairs.isEmpty { events.append(.inserted(offset, unsafeBitCast(element, to: Entry.self))) }
