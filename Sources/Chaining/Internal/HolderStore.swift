@@ -263,26 +263,16 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// once.
   @inlinable
   func read<Result>(observedBy subject: AnyObject, _ body: (State) -> Result) -> Result {
-    // Inside a computed value's evaluation, a dependency; outside one, a
-    // read Observation is told of.
-    let context = DeliveryContext.current.state
-    let tracked = context.pointee.trackingCount != 0
-    let (result, registered, version) = withLock { state, _ in
-      if !tracked { observationRead = true }
-      return (body(state), self.observation ?? makeObservation(), self.version)
-    }
-    if tracked {
-      Tracking.recordRead(of: registered, owner: subject, version: version, in: context)
-    } else {
-      registered.access()
-    }
-    return result
+    readUpdating(observedBy: subject) { body($0) }
   }
 
   /// `read(observedBy:_:)` for a read that may change the state without
   /// changing what it holds: a view that makes and keeps its array on
   /// the first read after a change (`DerivedArrayHolder.raw`).
+  @inlinable
   func readUpdating<Result>(observedBy subject: AnyObject, _ body: (inout State) -> Result) -> Result {
+    // Inside a computed value's evaluation, a dependency; outside one, a
+    // read Observation is told of.
     let context = DeliveryContext.current.state
     let tracked = context.pointee.trackingCount != 0
     let (result, registered, version) = withLock { state, _ in
