@@ -1,6 +1,9 @@
 /*
  * A model of a sender core's atomic word and observer lists
- * (Sources/Chaining/Internal/SenderCore.swift, `_SenderCore`): the lock-free
+ * (`_SenderCore`, in Sources/Chaining/Internal/SenderCore.swift and its
+ * extensions, SenderCore+Queue.swift, SenderCore+Subscribing.swift and
+ * SenderCore+Lifecycle.swift; the word's flags and transitions are
+ * `SenderWord`, in SenderWord.swift, with this model's names): the lock-free
  * claim of a broadcast, the claims and queueing under the lock, the stop
  * (`finish(claimed:)`, `finishLocked()`), subscribe and unsubscribe made
  * while a thread delivers (from another thread or from a handler), the

@@ -13,7 +13,7 @@ import _ChainingThreadContext
 ///
 /// ### Where the word lives
 /// An object keeps its atomic words in its first stored property, declared
-/// as a plain `var` (a `Bool`, `UInt32`, `Int` or `UInt`, or a tuple of
+/// as a plain `var` (a `Bool`, `UInt32`, `Int`, `UInt` or `SenderWord`, or a tuple of
 /// them) that Swift code never reads or writes after `init`: every access
 /// goes through a reference made by ``init(in:offset:)``, which finds the
 /// property from the object's address with the standard library's
@@ -84,6 +84,35 @@ struct AtomicReference<Value: AtomicWord>: @unchecked Swift.Sendable {
     )
     return (original == expected, original)
   }
+
+  /// Replaces the value with `next(current)`, by compare-and-swap, retrying
+  /// with the new value when another thread changed it meanwhile; `next`
+  /// returning `nil` leaves the value as it is. Returns the value `next` was
+  /// last given: the one replaced, or the one left.
+  ///
+  /// The gates and the sender cores change their flag words (an `Int` and
+  /// a `SenderWord`) this way under their locks, where only a lock-free fast path
+  /// can race with them. The exchange acquires and releases, and is
+  /// sequentially consistent when `sequentiallyConsistent` is true.
+  @inlinable @inline(__always)
+  func update(sequentiallyConsistent: Bool = false, _ next: (Value) -> Value?) -> Value {
+    // Acquiring, not relaxed: when `next` returns nil at once no exchange
+    // orders the value read, and callers act on it (`awaitRunAlone(of:)`
+    // returns when it finds the delivery stopped, and must see what that
+    // delivery's handler wrote, which the stop's releasing exchange
+    // publishes).
+    var current = load(ordering: .acquiring)
+    while let desired = next(current) {
+      let (exchanged, original) = compareExchange(
+        expected: current,
+        desired: desired,
+        ordering: sequentiallyConsistent ? .sequentiallyConsistent : .acquiringAndReleasing
+      )
+      if exchanged { return current }
+      current = original
+    }
+    return current
+  }
 }
 
 extension AtomicReference where Value: AtomicInteger {
@@ -114,35 +143,6 @@ extension AtomicReference where Value: AtomicInteger {
     let old = Value.atomicFetchAnd(pointer, operand, ordering.rawValue)
     return (old, old & operand)
   }
-
-  /// Replaces the value with `next(current)`, by compare-and-swap, retrying
-  /// with the new value when another thread changed it meanwhile; `next`
-  /// returning `nil` leaves the value as it is. Returns the value `next` was
-  /// last given: the one replaced, or the one left.
-  ///
-  /// The gates and the sender cores change their flag words (an `Int` and
-  /// a `UInt`) this way under their locks, where only a lock-free fast path
-  /// can race with them. The exchange acquires and releases, and is
-  /// sequentially consistent when `sequentiallyConsistent` is true.
-  @inlinable @inline(__always)
-  func update(sequentiallyConsistent: Bool = false, _ next: (Value) -> Value?) -> Value {
-    // Acquiring, not relaxed: when `next` returns nil at once no exchange
-    // orders the value read, and callers act on it (`awaitRunAlone(of:)`
-    // returns when it finds the delivery stopped, and must see what that
-    // delivery's handler wrote, which the stop's releasing exchange
-    // publishes).
-    var current = load(ordering: .acquiring)
-    while let desired = next(current) {
-      let (exchanged, original) = compareExchange(
-        expected: current,
-        desired: desired,
-        ordering: sequentiallyConsistent ? .sequentiallyConsistent : .acquiringAndReleasing
-      )
-      if exchanged { return current }
-      current = original
-    }
-    return current
-  }
 }
 
 // MARK: - Orderings
@@ -171,7 +171,7 @@ enum AtomicOrdering: Int32 {
 
 // MARK: - Word types
 
-/// A type an ``AtomicReference`` can hold: `Bool`, `UInt32`, `Int` or
+/// A type an ``AtomicReference`` can hold: `Bool`, `UInt32`, `Int`, `SenderWord` or
 /// `UInt`. Each operation calls the C function for the type's size, with
 /// the value's bits: the `switch` folds away once the call is specialized.
 @usableFromInline
