@@ -1,5 +1,6 @@
 /*
- * A model of a chain's delivery gate (Sources/Chaining/Internal/DeliveryGate.swift)
+ * A model of a chain's delivery gate (Sources/Chaining/Internal/DeliveryGate.swift,
+ * and DeliveryGate+Close.swift for `close()`)
  * and of the sender core's path that runs a chain without claiming its gate
  * (`_SenderCore.deliver(_:to:)` -> `DeliveryGate.deliverAlone`, and the waits
  * of `Observer.invalidate()` in Sources/Chaining/Observers/Observer.swift).

@@ -1,6 +1,6 @@
 /*
  * The hand-over of a chain's gate to a writer waiting for its turn
- * (issue #34), in Sources/Chaining/Internal/DeliveryGate.swift:
+ * (issue #34), in Sources/Chaining/Internal/DeliveryGate+Queue.swift:
  * `runPending` (past `handOffLimit`: `overLimit`, `waiters`, the value put
  * back at the head of `pending`; one count per call), `drain`,
  * `handOver(leaving:)`, `reclaim(from:in:)` (the generation in `word`),

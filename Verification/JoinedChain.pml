@@ -2,7 +2,7 @@
  * Two producer threads writing into one chain joined from two sources
  * (`left.chain().combine(right.chain())`), issue #34: the chain's gate
  * and its hand-over to a writer waiting for its turn
- * (Sources/Chaining/Internal/DeliveryGate.swift: `queue`, `runPending`,
+ * (Sources/Chaining/Internal/DeliveryGate+Queue.swift: `queue`, `runPending`,
  * `overLimit`, `waiters`, `awaitTurn(in:waits:)`, `drain`,
  * `handOver(leaving:)`, `runRequested`), the combine's wave flush
  * (`DeliveryContext.flushWave`, `deferTurn`,
@@ -170,7 +170,7 @@
 #ifndef TIMEOUT
 #define TIMEOUT 0
 #endif
-/* CODE: the hand-over as Sources/Chaining/Internal/DeliveryGate.swift has
+/* CODE: the hand-over as Sources/Chaining/Internal/DeliveryGate+Queue.swift has
  * it: one count per call (BUDGET 1), `overLimit`
  * kept set past the count until the call releases the gate with nothing
  * queued (FIX_KEEP_OVERLIMIT, FIX_END_CLEARS), the generation in `word`

@@ -1,4 +1,3 @@
-import Dispatch
 import _ChainingThreadContext
 
 // MARK: - DeliveryGate
@@ -143,24 +142,6 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// nanoseconds: 1 ms.
   static let turnWait: UInt64 = 1_000_000
 
-  /// For tests: called on the thread that holds the gate in `drain`, when
-  /// it has emptied the queue, before it releases the gate: a seam that
-  /// widens the window in which a writer can queue one more value. Set
-  /// with `setEmptiedForTests(_:)`.
-  static let emptiedForTests = Protected<((DeliveryGate) -> Void)?>(nil)
-
-  /// Whether `emptiedForTests` is set: one relaxed load on that slow path
-  /// when no test has set it. The lock of `emptiedForTests`, taken after
-  /// the flag is seen, orders the closure's store and its read.
-  static let emptiedForTestsIsSet = AtomicReference<Bool>(allocatedWith: false)
-
-  /// For tests: sets or clears `emptiedForTests`. Other tests' gates, in
-  /// parallel, call it too: a test's closure checks the gate it gets.
-  static func setEmptiedForTests(_ body: ((DeliveryGate) -> Void)?) {
-    emptiedForTests.withLock { $0 = body }
-    emptiedForTestsIsSet.store(body != nil, ordering: .relaxed)
-  }
-
   /// `turnWait`, which only tests change (before any value arrives), so
   /// that a waiter outlasts a thread that the machine's load holds back.
   @exclusivity(unchecked) var turnWait = DeliveryGate.turnWait
@@ -200,6 +181,22 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     self.handsOff = handsOff
   }
 
+  /// Runs `body` holding the lock of the gate's ParkingLot stripe, which
+  /// guards `pending`, `overLimit` and `waiters`. In builds with
+  /// `CHAINING_INTERNAL_CHECKS` it checks `_invariantCheck()` before
+  /// unlocking; nothing else otherwise. The same rules as
+  /// `ParkingLot.withLock(_:_:)`: no user code, no other lock.
+  @inline(__always)
+  func withStripeLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    try ParkingLot.shared.withLock(self) {
+      let result = try body()
+      #if CHAINING_INTERNAL_CHECKS
+      _invariantCheck()
+      #endif
+      return result
+    }
+  }
+
   /// Whether `close()` has been called.
   var isClosed: Bool { requests.load(ordering: .acquiring) & Self.closed != 0 }
 
@@ -230,68 +227,6 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     }
     if !runIfIdle(value, to: body, in: context) {
       queue(value, body, in: context)
-    }
-  }
-
-  /// `deliver` when `DeliveryContext.nestingLimit` runs of chains nest on
-  /// the calling thread already, or its stack is nearly used up
-  /// (`DeliveryContext.mustPostpone`): claims the gate now, in the value's
-  /// order, and runs the chain later, from a shallower frame of this
-  /// thread, within the same write and wave (`DeliveryContext.postpone`).
-  ///
-  /// Claiming now is what keeps the chain's values in order: a value that
-  /// arrives meanwhile, from this thread or another, finds the chain
-  /// running and is queued behind this one, as it would be behind a run
-  /// in progress. Every postponed run is run before the outermost write
-  /// returns, and none is on the stack meanwhile, so a chain of any
-  /// length delivers in a bounded stack (`DepthTests`). A gate that is
-  /// running takes the value in its queue; outside a wave (nothing would
-  /// run the postponed value), it runs at once as before. Checked, with
-  /// hand-overs and waiters, by `Verification/HandOver.pml` (`POSTPONE`,
-  /// and `MUTANT_POSTPONE_AHEAD`, the value run ahead of a queue its claim
-  /// found).
-  @usableFromInline @inline(never)
-  func postpone<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) {
-    guard context.isInWave else {
-      if !runIfIdle(value, to: body, in: context) { queue(value, body, in: context) }
-      return
-    }
-    guard let idle = claim(in: context) else {
-      queue(value, body, in: context)
-      return
-    }
-    // Sequentially consistent, as in `runIfIdle`. A request found now was
-    // made before this claim: values queued by a thread that released the
-    // gate with its queue (for a writer waiting its turn), or a close
-    // (`waiting` comes only with `closed`).
-    if requests.load(ordering: .sequentiallyConsistent) != 0 {
-      // Queued values arrived first: this one goes behind them, and the
-      // postponed run runs the queue, in order, as a turn does
-      // (`drain`). Running this value first put it ahead of them (the
-      // soak's deep chain: a writer's value ran before its earlier ones).
-      // Closed, the value is dropped.
-      let queued = ParkingLot.shared.withLock(self) { () -> Bool in
-        // Relaxed: under the stripe's lock, as in `queue`.
-        if requests.load(ordering: .relaxed) & Self.closed != 0 { return false }
-        pending.append(Queued(causes: context.capture(), sender: context.runner) { body(value) })
-        return true
-      }
-      if queued {
-        context.postpone(causes: .none) { [self] in drain(in: context, claimed: idle) }
-      } else {
-        release(to: idle, in: context)
-      }
-      return
-    }
-    context.postpone(causes: context.capture(confined: true)) { [self] in
-      // This value first: what the queue holds now arrived after the
-      // claim, so after it. Closed meanwhile, it is dropped, as a queued
-      // value is.
-      if isClosed {
-        release(to: idle, in: context)
-      } else {
-        run(value, body, leaving: idle, in: context)
-      }
     }
   }
 
@@ -378,6 +313,12 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     dropsEchoes: Bool,
     in context: DeliveryContext
   ) {
+    // The alone path, part 3 of 4 (Internals.md, "The alone path"):
+    // 1. `Observer.start(fetching:)` marks the gate `alone`;
+    // 2. `_SenderCore.deliver(_:to:in:)` runs a list of one;
+    // 3. `DeliveryGate.deliverAlone` runs the chain unclaimed;
+    // 4. `Observer.invalidate()` waits for such a run
+    //    (`_SenderCore.awaitRunAlone(of:)`).
     // `requests`, sequentially consistent: this load comes after the core's
     // claim, as `close()`'s load of the core comes after its change of
     // `requests`. `word`, acquiring: it pairs with the releasing store of
@@ -429,6 +370,10 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// (`released(from:)`), and returns what was requested by then.
   @inlinable @inline(__always)
   func releaseReadingRequests(to idle: Int) -> Int {
+    #if CHAINING_INTERNAL_CHECKS
+    // Only the runner releases: its mark is in the word until this store.
+    _checkRunner()
+    #endif
     word.store(Self.released(from: idle), ordering: .releasing)
     // The light side: a thread that sets a request fences, then loads `word`.
     _chaining_light_fence()
@@ -437,355 +382,5 @@ final class DeliveryGate: @unchecked Swift.Sendable {
     // and what they stand for, the queue and the parked waiters, is read
     // under the stripe's lock, whose acquisition orders it.
     return requests.load(ordering: .relaxed)
-  }
-
-  /// The slow path of `deliver` for a thread that claimed the gate and found
-  /// a request: drops the value when closed, otherwise runs the values
-  /// queued before it first, and returns true. When it hands the gate over
-  /// on the way (past `handOffLimit`), it returns false without running
-  /// the value: the caller queues it, behind the others.
-  @usableFromInline
-  func runRequested<Value>(_ value: Value, _ body: (Value) -> Void, leaving idle: Int, in context: DeliveryContext)
-    -> Bool
-  {
-    var othersRun = 0
-    if !isClosed, case .handedOver = runPending(in: context, othersRun: &othersRun) {
-      // Handed over. When the waiter left meanwhile without its turn,
-      // nobody holds the gate: run the queue on as `drain` does, on the
-      // same count.
-      if !handOver(leaving: idle) {
-        drain(in: context, reclaiming: Self.released(from: idle), othersRun: othersRun)
-      }
-      return false
-    }
-    if isClosed {
-      release(to: idle, in: context)
-      return true
-    }
-    // `run`, with the count carried on to the queue found at the release.
-    context.enter(self)
-    body(value)
-    context.popCause()
-    serve(releaseReadingRequests(to: idle), released: Self.released(from: idle), in: context, othersRun: othersRun)
-    context.leave()
-    return true
-  }
-
-  /// After a release to `released` that found `requested`: wakes a
-  /// waiting `close()`, and runs what was queued unless another thread has
-  /// claimed the gate meanwhile (that thread then sees `queued`), on the
-  /// count `othersRun` of the call that released (see `drain`); with
-  /// nothing queued, ends that count (`endCount`).
-  @usableFromInline
-  func serve(_ requested: Int, released: Int, in context: DeliveryContext, othersRun: Int = 0) {
-    wakeCloser(if: requested)
-    if requested & Self.queued != 0 {
-      drain(in: context, reclaiming: released, othersRun: othersRun)
-    } else {
-      endCount(othersRun)
-    }
-  }
-
-  /// Wakes the threads waiting in `close()` when `requested` says so.
-  private func wakeCloser(if requested: Int) {
-    guard requested & Self.waiting != 0 else { return }
-    // Under the stripe's lock, which the waiter holds from its check until
-    // it sleeps: a wake sent in between would be lost.
-    ParkingLot.shared.withLock(self) { ParkingLot.shared.wakeAll(self) }
-  }
-
-  /// The slow path of `deliver` when the gate is claimed: queues the run,
-  /// or drops it when closed, then makes sure a thread runs the queue;
-  /// past `handOffLimit`, waits for its turn to run it (`awaitTurn(in:)`).
-  @usableFromInline
-  func queue<Value>(_ value: Value, _ body: @escaping (Value) -> Void, in context: DeliveryContext) {
-    // The runner is this thread, further up its stack: it sees `queued`
-    // when it releases. Relaxed: only this thread writes its own mark into
-    // `word` and takes it out, so program order decides whether it is
-    // there, and no other thread's mark equals it.
-    let isRunner = word.load(ordering: .relaxed) & ~Self.idleBits == context.runner
-    // A thread inside a delivery may hold a gate that the running thread's
-    // handlers feed: it waits only once its wave has ended, out of every
-    // delivery (`DeliveryContext.deferTurn(_:)`), so only inside a wave.
-    let nested = context.depth > 0
-    let mayWait = handsOff && !isRunner && (!nested || context.isInWave)
-    let (flagged, waits) = ParkingLot.shared.withLock(self) { () -> (Bool, Bool) in
-      // Relaxed: `queued` changes only under this lock. `closed` is set
-      // outside it; a stale read lets in a value that is dropped all the
-      // same: this thread's `bitwiseOr` below comes after `close()`'s in
-      // the flags' order, so its own later reads see `closed` (the drain's
-      // `isClosed` check), and `closeBusy` empties the queue under this lock.
-      let current = requests.load(ordering: .relaxed)
-      if current & Self.closed != 0 { return (false, false) }
-      pending.append(Queued(causes: context.capture(), sender: context.runner) { body(value) })
-      let waits = mayWait && overLimit
-      if waits { waiters += 1 }
-      // Already set: the thread that set it makes sure the queue runs, and
-      // takes this value with the others, under this lock.
-      if current & Self.queued != 0 { return (false, waits) }
-      requests.bitwiseOr(Self.queued, ordering: .sequentiallyConsistent)
-      return (true, waits)
-    }
-    if isRunner { return }
-    if waits {
-      if nested {
-        context.deferTurn(self)
-      } else {
-        awaitTurn(in: context, waits: true)
-      }
-      return
-    }
-    guard flagged else { return }
-    // The heavy side: after it, either the runner sees `queued` when it
-    // releases, or this load of `word` sees it released.
-    _chaining_heavy_fence()
-    drain(in: context)
-  }
-
-  /// For a writer whose value was queued while the thread running the
-  /// chain was past `handOffLimit` (`overLimit`): waits, yielding its
-  /// processor, until that thread hands the gate over (the writer then
-  /// claims it and runs the queue as `drain` does, this value included),
-  /// until `overLimit` is cleared (see there), or for `turnWait` at most.
-  ///
-  /// This is what bounds the time a thread spends running other threads'
-  /// values (it hands over as soon as a writer waits here) and what keeps
-  /// writers from outpacing the chain: while the queue is long, each
-  /// writer waits until its value has run or runs the queue itself, so
-  /// the queue stays short and every value written so far has run once
-  /// every writer has returned. The wait is bounded, so it cannot
-  /// deadlock: a holder whose handler waits for a lock this writer holds
-  /// is waited for `turnWait` at most, then this writer returns and the
-  /// holder runs the value as before.
-  ///
-  /// Why no value is left behind: a holder hands over (`handOver`) by
-  /// releasing the gate and then, under the stripe's lock, finding a
-  /// waiter; a waiter leaves only after taking itself out under that lock
-  /// and then trying to claim (`drain`). So either the holder finds none
-  /// and claims again itself, from the word it released to
-  /// (`reclaim(from:in:)`), or the waiter's claim comes after the release
-  /// and finds the gate idle (or claimed by a thread that will see
-  /// `queued`). A waiter that took its turn between the release and the
-  /// look changed the generation: the holder's claim fails and it leaves
-  /// (else it could be held for ever, claiming again after each such
-  /// turn, its own value never run: `MUTANT_NO_GEN` in
-  /// `Verification/JoinedChain.pml`, property `ran`). Checked by
-  /// `Verification/HandOver.pml`, `Verification/JoinedChain.pml`,
-  /// `HandOffTests` and `JoinLivenessTests`, under the thread sanitizer
-  /// too.
-  ///
-  /// With `waits` false (a turn deferred to the end of a wave that ended
-  /// inside a delivery), it only leaves: takes itself out and tries to
-  /// claim once.
-  func awaitTurn(in context: DeliveryContext, waits: Bool) {
-    let start = DispatchTime.now().uptimeNanoseconds
-    while waits {
-      // Relaxed: only a guess; the claim decides.
-      if word.load(ordering: .relaxed) & ~Self.idleBits == 0, let idle = claim(in: context) {
-        ParkingLot.shared.withLock(self) { waiters -= 1 }
-        // A count of its own: a turn runs up to `handOffLimit` values of
-        // others, so two threads past the limit cannot hand the gate back
-        // and forth without running anything.
-        drain(in: context, claimed: idle)
-        return
-      }
-      let goesOn = ParkingLot.shared.withLock(self) { overLimit }
-      if !goesOn || DispatchTime.now().uptimeNanoseconds &- start >= turnWait { break }
-      yieldProcessor()
-    }
-    ParkingLot.shared.withLock(self) { waiters -= 1 }
-    drain(in: context)
-  }
-
-  /// Runs the queue, as long as the gate can be claimed; when it cannot,
-  /// the thread that claimed it sees `queued` and takes over. Past
-  /// `handOffLimit`, hands the gate over to a waiting writer. With
-  /// `claimed`, the calling thread has claimed the gate already, leaving
-  /// it to that idle value; with `released`, it released the gate to that
-  /// word and claims again only from it (`reclaim(from:in:)`), as after
-  /// each of its own releases here. `othersRun`: how many values of other
-  /// threads this call has run already (see `runPending`).
-  @usableFromInline
-  func drain(in context: DeliveryContext, claimed: Int? = nil, reclaiming released: Int? = nil, othersRun: Int = 0) {
-    // One count for the whole call, claims again included: counted per
-    // claim, a thread that finds one more value each time it releases
-    // would never reach the limit (`MUTANT_COUNT_PER_CLAIM` in
-    // `Verification/JoinedChain.pml`).
-    var othersRun = othersRun
-    var next: Int?
-    if let claimed {
-      next = claimed
-    } else if let released {
-      next = reclaim(from: released, in: context)
-    } else {
-      next = claim(in: context)
-    }
-    while let idle = next {
-      switch runPending(in: context, othersRun: &othersRun) {
-      case .emptied:
-        if Self.emptiedForTestsIsSet.load(ordering: .relaxed) {
-          Self.emptiedForTests.withLock { $0 }?(self)
-        }
-        let requested = releaseReadingRequests(to: idle)
-        wakeCloser(if: requested)
-        if requested & Self.queued == 0 {
-          endCount(othersRun)
-          return
-        }
-      case .handedOver:
-        if handOver(leaving: idle) { return }
-      }
-      next = reclaim(from: Self.released(from: idle), in: context)
-    }
-  }
-
-  /// At the end of a call that released the gate with nothing queued:
-  /// clears `overLimit` when this call left it set (see there). A thread
-  /// that has claimed the gate since and is past the limit sets it again
-  /// at its next value of another thread.
-  func endCount(_ othersRun: Int) {
-    if othersRun >= Self.handOffLimit {
-      ParkingLot.shared.withLock(self) { overLimit = false }
-    }
-  }
-
-  /// How `runPending` ended.
-  @usableFromInline
-  enum PendingRun {
-    /// The queue is empty, and `queued` clear.
-    case emptied
-    /// Stopped for a waiter, past `handOffLimit`, with values left at the
-    /// head of the queue.
-    case handedOver
-  }
-
-  /// Runs what was queued, batch after batch, until the queue is empty;
-  /// then clears `queued` and returns `.emptied`. On a gate that
-  /// `handsOff`, once `othersRun` (the values of other threads run by the
-  /// caller's call, this one's added) reaches `handOffLimit`, it sets
-  /// `overLimit` and, before each further value of another thread, looks
-  /// for a writer waiting for its turn: when there is one, it keeps that
-  /// value and the rest at the head of `pending` (`queued` stays set; the
-  /// copy is short, as writers wait while the queue is long) and returns
-  /// `.handedOver`. The calling thread holds the gate.
-  @usableFromInline
-  func runPending(in context: DeliveryContext, othersRun: inout Int) -> PendingRun {
-    // Inside a delivery: a `close()` from a queued run must not wait.
-    context.depth += 1
-    defer { context.depth -= 1 }
-    while true {
-      let pastLimit = othersRun >= Self.handOffLimit
-      let batch = ParkingLot.shared.withLock(self) { () -> ArraySlice<Queued> in
-        if pending.isEmpty {
-          // Relaxed: under the stripe's lock, as every change of `queued`
-          // and every read of the queue it stands for.
-          requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
-          // Past the limit, left set (see `overLimit`).
-          if !pastLimit { overLimit = false }
-          return []
-        }
-        defer { pending = [] }
-        return pending[...]
-      }
-      if batch.isEmpty { return .emptied }
-      for index in batch.indices {
-        // Closed meanwhile: `closeBusy` emptied the queue; the rest of
-        // this batch is dropped with it.
-        if isClosed { break }
-        let queued = batch[index]
-        if handsOff, queued.sender != context.runner {
-          if othersRun >= Self.handOffLimit {
-            let handsOver = ParkingLot.shared.withLock(self) { () -> Bool in
-              overLimit = true
-              if waiters == 0 { return false }
-              pending.insert(contentsOf: batch[index...], at: 0)
-              return true
-            }
-            if handsOver { return .handedOver }
-          }
-          othersRun += 1
-          // A wave of its own (see there): not one of this thread's.
-          context.runAsOwnWave { context.run(with: queued.causes, adding: self, queued.run) }
-          continue
-        }
-        context.run(with: queued.causes, adding: self, queued.run)
-      }
-    }
-  }
-
-  /// Releases the gate, from `idle`, with values still queued, for a
-  /// writer waiting its turn; returns whether one still waits (it claims
-  /// next). When none does, the caller claims again, from the word it
-  /// released to, and runs on (see `awaitTurn(in:)` for why this loses
-  /// nothing, and why a waiter that took its turn meanwhile makes that
-  /// claim fail).
-  func handOver(leaving idle: Int) -> Bool {
-    let requested = releaseReadingRequests(to: idle)
-    wakeCloser(if: requested)
-    return ParkingLot.shared.withLock(self) { waiters > 0 }
-  }
-
-  /// Opens the gate once the chain is finished: runs `first` (the fetches of
-  /// `sync()`, in order), then what arrived while the chain was being
-  /// finished, then lets values in, marking the gate `alone` when `alone`.
-  ///
-  /// Called once, by the thread that created the gate held.
-  func start(with first: [() -> Void], alone: Bool) {
-    let idle = alone ? Self.alone : 0
-    let context = DeliveryContext.current
-    // One wave: a combine whose sources are fetched sends one value.
-    context.beginWave()
-    if first.isEmpty {
-      release(to: idle, in: context)
-    } else {
-      run((), { _ in for fetch in first where !isClosed { fetch() } }, leaving: idle, in: context)
-    }
-    context.endWave()
-  }
-
-  /// Stops all further runs.
-  ///
-  /// After `close()` returns no run starts. A run in progress on another
-  /// thread is waited for, except when the calling thread is itself inside
-  /// a delivery: two handlers closing each other's chains from two threads
-  /// would otherwise wait for each other forever. A run that did not claim
-  /// the gate (`deliverAlone`) is not waited for here: the observer then
-  /// asks the sender core (see `Observer.invalidate()`).
-  ///
-  /// Returns whether this call closed the gate, rather than an earlier one.
-  @discardableResult
-  func close() -> Bool {
-    // Sequentially consistent, change and load: a claim changes `word` and
-    // then loads `requests` (see `deliver`), and `deliverAlone` loads
-    // `requests` after the core's claim.
-    let original = requests.bitwiseOr(Self.closed, ordering: .sequentiallyConsistent).oldValue
-    let runner = word.load(ordering: .sequentiallyConsistent) & ~Self.idleBits
-    if runner != 0 || original & Self.queued != 0 {
-      closeBusy(runner: runner)
-    }
-    return original & Self.closed == 0
-  }
-
-  /// `close()` when a run may be in progress or values are queued: drops
-  /// the queue, then waits for the run unless that could deadlock.
-  private func closeBusy(runner: Int) {
-    let dropped = ParkingLot.shared.withLock(self) { () -> [Queued] in
-      // Relaxed: under the stripe's lock, as in `runPending`.
-      requests.bitwiseAnd(~Self.queued, ordering: .relaxed)
-      overLimit = false
-      defer { pending = [] }
-      return pending
-    }
-    _ = consume dropped  // released here, outside the lock
-    // Not when the runner is this thread: it is inside a delivery, or
-    // its run is postponed to the end of its write (`postpone`), and
-    // would wait for itself.
-    let context = DeliveryContext.current
-    guard runner != 0, context.depth == 0, runner != context.runner else { return }
-    requests.bitwiseOr(Self.waiting, ordering: .sequentiallyConsistent)
-    // The heavy side: after it, either the runner sees `waiting` when it
-    // releases, or the check below sees it released.
-    _chaining_heavy_fence()
-    ParkingLot.shared.wait(for: self) { word.load(ordering: .acquiring) & ~Self.idleBits == 0 }
   }
 }
