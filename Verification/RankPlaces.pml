@@ -1,7 +1,7 @@
 /*
  * The graph of ranks' places and a combine's rank: `RankLinks` and
  * `WaveFlush.raise(to:)` in Sources/Chaining/Internal/RankGraph.swift and
- * Sources/Chaining/Internal/Wave.swift (#36).
+ * Sources/Chaining/Internal/WaveFlush.swift (#36).
  *
  * Checked by spin: `Verification/check` builds it once per configuration
  * below and fails when spin finds an error, or when a mutant passes.

@@ -4,7 +4,7 @@
 // synchronously: the deliveries of a sender's broadcast (and of what its
 // handlers write meanwhile, nested), a `sync()`'s fetches, one value a hop
 // or a timer delivers, or a `withBatchedUpdates` closure. The thread's
-// `DeliveryContext.State.wave` counts the waves it is inside; the outermost
+// `DeliveryContext.Waves.open` counts the waves it is inside; the outermost
 // one's end sends the combines that changed in it (`flushWave()`), each
 // once, built from its sides' final values. Nothing here is shared between
 // threads: the counter and the list are the thread's own, so they need no
@@ -12,15 +12,62 @@
 // run under: its chain's, or a hop's when a hop comes before it.
 
 extension DeliveryContext {
+  /// A thread's waves, in its `State`: how many it is inside, and what
+  /// waits for the outermost one's end. Only this file reads and writes
+  /// them (and `DeliveryContext.run(withFlushCauses:_:)`, the causes of a
+  /// flushed combine).
+  @usableFromInline
+  struct Waves {
+    /// How many waves this thread is inside: deliveries of a write, and
+    /// batches. Nonzero, a combine defers its value.
+    @usableFromInline var open = 0
+    /// How many combines wait in `deferred`, plus the gates in `turns` and
+    /// the runs in `postponed`: read on every wave's end, so kept apart
+    /// from the arrays.
+    @usableFromInline var deferredCount = 0
+    /// Gates whose queue this thread joined from inside a delivery while
+    /// their running thread was past its limit: it waits for its turn at
+    /// each once its wave ends (see `deferTurn(_:)`).
+    var turns: [DeliveryGate] = []
+    /// Runs of chains postponed past `DeliveryContext.nestingLimit`
+    /// nested runs, each on a gate this thread has claimed, oldest first
+    /// (see `postpone(causes:_:)`).
+    var postponed: [Postponed] = []
+    /// The combines that changed in the current wave, in the order they
+    /// first changed; sent when the wave ends.
+    var deferred: [WaveFlush.Entry] = []
+    /// Whether `deferred` is sorted for `takeLowestRanked()`: cleared by
+    /// every entry deferred.
+    var deferredSorted = false
+    /// The causes of deferred combines that have a few (`Entry.arena`),
+    /// each retained until its entry is sent: one buffer, reused wave
+    /// after wave, so deferring a combine reached through several chains
+    /// allocates nothing. Emptied down to `flushCausesFloor` when a
+    /// flush ends; a wave of its own (`runAsOwnWave`) raises the floor
+    /// over the entries of the wave it interrupts.
+    var flushCauses: [Unmanaged<DeliveryGate>] = []
+    var flushCausesFloor = 0
+    /// The rank of the combine being sent by the wave's end, plus one, or
+    /// `Int.min` when none is: what a combine reached from here learns as
+    /// its least rank. Not 0: the combines of a `flatMapLatest`'s inner
+    /// chains have ranks below 0 (see `LatestInnerChain.rankBase`).
+    var level = Int.min
+
+    @usableFromInline
+    init() {}
+  }
+}
+
+extension DeliveryContext {
   /// Whether the thread is inside a wave: a combine then defers its value.
   @inlinable @inline(__always)
-  var isInWave: Bool { state.pointee.wave != 0 }
+  var isInWave: Bool { state.pointee.waves.open != 0 }
 
   /// Marks the start of a wave, or of a nested one.
   @inlinable @inline(__always)
   func beginWave() {
     // Wrapping: a thread nests far fewer than `Int.max` waves.
-    state.pointee.wave &+= 1
+    state.pointee.waves.open &+= 1
   }
 
   /// Marks the end of a wave started by `beginWave()`; the outermost one
@@ -28,9 +75,9 @@ extension DeliveryContext {
   /// a branch on every broadcast.
   @inlinable @inline(__always)
   func endWave() {
-    let wave = state.pointee.wave &- 1
-    state.pointee.wave = wave
-    if state.pointee.deferredCount != 0 { endWave(deferring: wave) }
+    let wave = state.pointee.waves.open &- 1
+    state.pointee.waves.open = wave
+    if state.pointee.waves.deferredCount != 0 { endWave(deferring: wave) }
   }
 
   /// The end of a wave when something waits: at the outermost wave's
@@ -87,28 +134,28 @@ extension DeliveryContext {
   /// then (Combining.md).
   func runAsOwnWave(_ body: () -> Void) {
     let saved = (
-      wave: state.pointee.wave, count: state.pointee.deferredCount,
-      deferred: state.pointee.deferred, turns: state.pointee.turns,
-      postponed: state.pointee.postponed, level: state.pointee.level,
-      floor: state.pointee.flushCausesFloor
+      wave: state.pointee.waves.open, count: state.pointee.waves.deferredCount,
+      deferred: state.pointee.waves.deferred, turns: state.pointee.waves.turns,
+      postponed: state.pointee.waves.postponed, level: state.pointee.waves.level,
+      floor: state.pointee.waves.flushCausesFloor
     )
     // The interrupted wave's entries keep their causes below this floor.
-    state.pointee.flushCausesFloor = state.pointee.flushCauses.count
-    state.pointee.wave = 0
-    state.pointee.deferredCount = 0
-    state.pointee.deferred = []
-    state.pointee.turns = []
-    state.pointee.postponed = []
-    state.pointee.level = Int.min
+    state.pointee.waves.flushCausesFloor = state.pointee.waves.flushCauses.count
+    state.pointee.waves.open = 0
+    state.pointee.waves.deferredCount = 0
+    state.pointee.waves.deferred = []
+    state.pointee.waves.turns = []
+    state.pointee.waves.postponed = []
+    state.pointee.waves.level = Int.min
     inWave(body)
-    state.pointee.wave = saved.wave
-    state.pointee.deferredCount = saved.count
-    state.pointee.deferred = saved.deferred
-    state.pointee.deferredSorted = false
-    state.pointee.turns = saved.turns
-    state.pointee.postponed = saved.postponed
-    state.pointee.level = saved.level
-    state.pointee.flushCausesFloor = saved.floor
+    state.pointee.waves.open = saved.wave
+    state.pointee.waves.deferredCount = saved.count
+    state.pointee.waves.deferred = saved.deferred
+    state.pointee.waves.deferredSorted = false
+    state.pointee.waves.turns = saved.turns
+    state.pointee.waves.postponed = saved.postponed
+    state.pointee.waves.level = saved.level
+    state.pointee.waves.flushCausesFloor = saved.floor
   }
 
   /// Adds `flush` to the wave's deferred combines. Called under the
@@ -142,8 +189,8 @@ extension DeliveryContext {
     } else if count > 1 {
       arena = retainFlushCauses()
     }
-    state.pointee.deferredSorted = false
-    state.pointee.deferred.append(
+    state.pointee.waves.deferredSorted = false
+    state.pointee.waves.deferred.append(
       WaveFlush.Entry(
         // Retained here, released by `send(_:)` once the pair is sent or
         // queued: the entry keeps the combine alive even when a handler of
@@ -154,16 +201,16 @@ extension DeliveryContext {
         arena: arena
       )
     )
-    state.pointee.deferredCount += 1
+    state.pointee.waves.deferredCount += 1
   }
 
   /// Appends the buffer's causes, retained, to `flushCauses`, and returns
   /// where they are.
   private func retainFlushCauses() -> Range<Int> {
-    let start = state.pointee.flushCauses.count
+    let start = state.pointee.waves.flushCauses.count
     let causes = state.pointee.causes.unsafelyUnwrapped
-    for index in 0..<state.pointee.count { state.pointee.flushCauses.append(causes[index].retain()) }
-    return start..<state.pointee.flushCauses.count
+    for index in 0..<state.pointee.count { state.pointee.waves.flushCauses.append(causes[index].retain()) }
+    return start..<state.pointee.waves.flushCauses.count
   }
 
   /// Waits for a turn at `gate` once this thread's wave ends: for a
@@ -174,8 +221,8 @@ extension DeliveryContext {
   /// outside every delivery does. Already counted in the gate's waiters;
   /// the turn takes it out.
   func deferTurn(_ gate: DeliveryGate) {
-    state.pointee.turns.append(gate)
-    state.pointee.deferredCount += 1
+    state.pointee.waves.turns.append(gate)
+    state.pointee.waves.deferredCount += 1
   }
 
   /// Postpones `run`, a run of a chain whose gate this thread has
@@ -183,18 +230,18 @@ extension DeliveryContext {
   /// shallow again: the end of the current write made outside every
   /// delivery, or of the wave (see `DeliveryGate.postpone(_:_:in:)`).
   func postpone(causes: Causes, _ run: @escaping () -> Void) {
-    state.pointee.postponed.append(Postponed(causes: causes, run: run))
-    state.pointee.deferredCount += 1
+    state.pointee.waves.postponed.append(Postponed(causes: causes, run: run))
+    state.pointee.waves.deferredCount += 1
   }
 
   /// Runs the postponed runs, oldest first, with the runs they postpone
   /// in turn, until none is left. Each starts from this frame, so the
   /// stack nests at most `nestingLimit` runs deeper than here.
   func runPostponed() {
-    while !state.pointee.postponed.isEmpty {
-      let batch = state.pointee.postponed
-      state.pointee.postponed = []
-      state.pointee.deferredCount -= batch.count
+    while !state.pointee.waves.postponed.isEmpty {
+      let batch = state.pointee.waves.postponed
+      state.pointee.waves.postponed = []
+      state.pointee.waves.deferredCount -= batch.count
       for postponed in batch { run(with: postponed.causes, postponed.run) }
     }
   }
@@ -214,23 +261,23 @@ extension DeliveryContext {
   /// Then, or in between, waits for this thread's turns (`deferTurn(_:)`).
   @usableFromInline
   func flushWave() {
-    state.pointee.wave += 1
-    while state.pointee.deferredCount != 0 {
-      if !state.pointee.postponed.isEmpty {
+    state.pointee.waves.open += 1
+    while state.pointee.waves.deferredCount != 0 {
+      if !state.pointee.waves.postponed.isEmpty {
         runPostponed()
         continue
       }
-      state.pointee.deferredCount -= 1
-      if state.pointee.deferred.isEmpty {
-        let gate = state.pointee.turns.removeFirst()
+      state.pointee.waves.deferredCount -= 1
+      if state.pointee.waves.deferred.isEmpty {
+        let gate = state.pointee.waves.turns.removeFirst()
         // Outside every delivery, as a writer that waits at once; inside
         // one (a wave that ended within a run), it only tries its turn.
         gate.awaitTurn(in: self, waits: depth == 0)
         continue
       }
       let entry = takeLowestRanked()
-      let saved = state.pointee.level
-      state.pointee.level = entry.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) } &+ 1
+      let saved = state.pointee.waves.level
+      state.pointee.waves.level = entry.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) } &+ 1
       // Through the gate the combine's sides ran under, as any value of
       // its chain: run at once when idle, queued behind the run of another
       // thread otherwise. Not an echo: that gate's runs in this wave are
@@ -246,14 +293,14 @@ extension DeliveryContext {
         // the value's only cause was the gate, so none of those count.
         run(with: .none) { send(entry) }
       }
-      state.pointee.level = saved
+      state.pointee.waves.level = saved
     }
     // Every entry of this flush was sent and released its causes.
-    let floor = state.pointee.flushCausesFloor
-    if state.pointee.flushCauses.count > floor {
-      state.pointee.flushCauses.removeLast(state.pointee.flushCauses.count - floor)
+    let floor = state.pointee.waves.flushCausesFloor
+    if state.pointee.waves.flushCauses.count > floor {
+      state.pointee.waves.flushCauses.removeLast(state.pointee.waves.flushCauses.count - floor)
     }
-    state.pointee.wave -= 1
+    state.pointee.waves.open -= 1
   }
 
   /// Up to how many deferred combines `takeLowestRanked()` searches; more
@@ -264,33 +311,33 @@ extension DeliveryContext {
   /// them when several share it. Most waves defer one combine.
   private func takeLowestRanked() -> WaveFlush.Entry {
     // Indexed in place: a copy of the array would make the removal copy it.
-    let count = state.pointee.deferred.count
-    if count == 1 { return state.pointee.deferred.removeLast() }
+    let count = state.pointee.waves.deferred.count
+    if count == 1 { return state.pointee.waves.deferred.removeLast() }
     if count > Self.sortedFlushes {
       // Many at once (the computed values a write marks): sorted once,
       // highest rank first and, within a rank, the latest first, then
       // taken from the end, rather than searched each time (O(n²)). An
       // entry deferred meanwhile asks for another sort.
-      if !state.pointee.deferredSorted {
-        let ranks = state.pointee.deferred.map {
+      if !state.pointee.waves.deferredSorted {
+        let ranks = state.pointee.waves.deferred.map {
           $0.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }
         }
         let order = ranks.indices.sorted { ranks[$0] != ranks[$1] ? ranks[$0] > ranks[$1] : $0 > $1 }
-        state.pointee.deferred = order.map { state.pointee.deferred[$0] }
-        state.pointee.deferredSorted = true
+        state.pointee.waves.deferred = order.map { state.pointee.waves.deferred[$0] }
+        state.pointee.waves.deferredSorted = true
       }
-      return state.pointee.deferred.removeLast()
+      return state.pointee.waves.deferred.removeLast()
     }
     var lowest = 0
     var lowestRank = Int.max
     for index in 0..<count {
-      let rank = state.pointee.deferred[index].flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }
+      let rank = state.pointee.waves.deferred[index].flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }
       if rank < lowestRank {
         lowest = index
         lowestRank = rank
       }
     }
-    return state.pointee.deferred.remove(at: lowest)
+    return state.pointee.waves.deferred.remove(at: lowest)
   }
 
   /// Sends `entry`'s combine through its gate, then releases what the
@@ -330,177 +377,4 @@ extension DeliveryContext {
 struct Postponed {
   let causes: Causes
   let run: () -> Void
-}
-
-/// What a combine keeps to send its pair at the end of a wave: its chain's
-/// gate, its rank, the threads whose list it waits in, and how to send.
-///
-/// The combine's typed state (each side's latest value, the downstream
-/// closure) lives in the chain's closures, built in the client's module
-/// (`Chain.combinePair`), so that its code is specialized there; this
-/// class is not generic, so sending from a wave's end costs no generic
-/// metadata lookup.
-@usableFromInline
-final class WaveFlush: @unchecked Swift.Sendable {
-  // @unchecked: `deferredBy`, `alsoDeferredBy` and the state `sendLatest`
-  // reads are touched only under `gate` (the chain's runs are serial), or
-  // a hop's gate before the combine; `rank` is atomic.
-
-  /// The storage of `rank`, reached only through it: must stay the first
-  /// stored property (see `AtomicReference`: "Where the word lives").
-  @usableFromInline var rankStorage = Int.min
-
-  /// A deferred combine in a thread's list.
-  struct Entry {
-    /// Retained by the entry (see `DeliveryContext.deferFlush(_:)`).
-    let flush: Unmanaged<WaveFlush>
-    /// The gate to send through, retained, when the sides run under
-    /// another gate than the chain's (a hop's before the combine, or the
-    /// join's own, see `JoinSides`); nil for the chain's gate (see
-    /// `DeliveryContext.deferFlush(_:)`).
-    let hop: Unmanaged<DeliveryGate>?
-    /// The causes of the value that made it change first, when there were
-    /// others than the gate, so that a binding loop through the combine
-    /// still settles: past `DeliveryContext.scanned`, or with causes
-    /// installed, a captured node; otherwise, with two to `scanned`, in
-    /// `arena`.
-    let causes: Causes?
-    /// Where the causes are in the thread's `flushCauses`, retained
-    /// (empty when none are there).
-    let arena: Range<Int>
-  }
-
-  /// The gate of the combine's chain: where its sides run, unless a hop
-  /// comes before it.
-  let gate: DeliveryGate
-  /// Sends the pair of latest values, when both sides have one. Called
-  /// under the gate the sides run under.
-  let sendLatest: () -> Void
-  /// The combine's rank: only raised. Atomic because the flushing thread
-  /// reads it to choose the next combine while another thread may run the
-  /// chain; relaxed, as it only orders the sends of one thread's list and
-  /// a stale rank costs at worst one more send, never a wrong value.
-  /// The order is checked by
-  /// `GlitchFreeTests.combineBuiltBeforeTheCombineItReadsStillSendsAfterIt`
-  /// and the property test (both fail when ranks are ignored); the
-  /// cross-thread reads by `wavesOnSeveralThreadsSendExactlyOncePerWaveEach`
-  /// under the thread sanitizer.
-  ///
-  /// Raised when the chain is built, by its sides (see `RankGraph`), and
-  /// at each later build that links a chain into it; each raise is a
-  /// compare-and-swap that keeps the highest, so a raise on one thread
-  /// never undoes another's.
-  @usableFromInline var rank: AtomicReference<Int> {
-    @inline(__always) get { AtomicReference(in: self) }
-  }
-  /// This combine's place in the graph of ranks (see `RankGraph`). Under
-  /// `RankGraph.lock`.
-  @exclusivity(unchecked) var rankLinks: RankLinks?
-  /// The threads (their `DeliveryContext.runner`) whose list holds this
-  /// combine: one entry per thread, so that each thread's wave that
-  /// changed a side sends once, even while another thread's wave holds it
-  /// too. Under the gate. Almost always no thread or one: that one is kept
-  /// in `deferredBy` (0 for none), any other in `alsoDeferredBy`, so that
-  /// the common case touches no array.
-  @exclusivity(unchecked) var deferredBy = 0
-  @exclusivity(unchecked) var alsoDeferredBy: [Int] = []
-
-  /// Creates the flush of a combine being built into the chain of `gate`;
-  /// `takeRank()` follows once its sides are built.
-  @usableFromInline
-  init(gate: DeliveryGate, sendLatest: @escaping () -> Void) {
-    self.gate = gate
-    self.sendLatest = sendLatest
-  }
-
-  deinit {
-    // Set only by a thread that holds this flush, so read after its last
-    // release without the graph's lock.
-    rankLinks?.end()
-  }
-
-  /// Takes the next rank of the building thread. Called after the sides
-  /// are built, so that a combine built inside them (a nested combine,
-  /// `a.combine(b).combine(c)`) ranks below this one; before the gate
-  /// opens, so before any value arrives.
-  @usableFromInline
-  func takeRank() {
-    let state = DeliveryContext.current.state
-    _ = raise(to: state.pointee.builtRank)
-    state.pointee.builtRank += 1
-  }
-
-  /// Builds a join's sides (`body`), then takes the next rank of the
-  /// building thread and links the sides' sources and joins to this one
-  /// (see `RankGraph`).
-  @usableFromInline
-  func buildSides(in context: _ChainContext, _ body: () -> Void) {
-    RankGraph.beginBuilding(self, in: context)
-    body()
-    takeRank()
-    RankGraph.endBuilding(in: context)
-  }
-
-  /// Called under the gate when a side has stored a new value: inside a
-  /// wave, joins the thread's list and returns true (the pair is sent at
-  /// the wave's end); outside one, returns false and the caller sends at
-  /// once, as before waves existed.
-  @inlinable @inline(__always)
-  func defers() -> Bool {
-    let context = DeliveryContext.current
-    if !context.isInWave { return false }
-    changed(in: context)
-    return true
-  }
-
-  /// Learns the level the value came at, and joins the thread's list
-  /// unless already in it.
-  @usableFromInline
-  func changed(in context: DeliveryContext) {
-    let level = context.state.pointee.level
-    if level > rank.load(ordering: .relaxed) { _ = raise(to: level) }
-    let runner = context.runner
-    if deferredBy == runner || (!alsoDeferredBy.isEmpty && alsoDeferredBy.contains(runner)) { return }
-    if deferredBy == 0 {
-      deferredBy = runner
-    } else {
-      alsoDeferredBy.append(runner)
-    }
-    context.deferFlush(self)
-  }
-
-  /// Called under the gate for the entry of the thread `runner`, by the
-  /// end of its wave (the gate may run it on another thread, when that
-  /// thread was running the chain then).
-  func send(from runner: Int) {
-    if deferredBy == runner {
-      deferredBy = 0
-    } else if let index = alsoDeferredBy.firstIndex(of: runner) {
-      alsoDeferredBy.remove(at: index)
-    }
-    sendLatest()
-  }
-}
-
-extension WaveFlush: Ranked {
-  /// A join's pair waits for the wave's end: it ranks above what feeds it.
-  var joinsWave: Bool { true }
-
-  var rankLevel: Int { rank.load(ordering: .relaxed) }
-
-  /// Raises the rank to `level` unless it is already as high: a
-  /// compare-and-swap loop, as a building thread (under
-  /// `RankGraph.lock`) and a flushing one (`changed(in:)`) may raise it
-  /// at once. Relaxed, as every read of the rank. Modeled in
-  /// `Verification/RankPlaces.pml`, where a load and a store instead let
-  /// a lower rank land last.
-  func raise(to level: Int) -> Bool {
-    var current = rank.load(ordering: .relaxed)
-    while current < level {
-      let (exchanged, original) = rank.compareExchange(expected: current, desired: level, ordering: .relaxed)
-      if exchanged { return true }
-      current = original
-    }
-    return false
-  }
 }

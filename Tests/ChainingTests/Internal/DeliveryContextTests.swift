@@ -33,7 +33,7 @@ import Testing
         }
       }
       context.endWave()
-      #expect(context.state.pointee.flushCauses.isEmpty)
+      #expect(context.state.pointee.waves.flushCauses.isEmpty)
     }.wait()
     #expect(seen.history == [[false, false, false, true, true, true], [true, true, true, false, false, false]])
   }

@@ -1,0 +1,272 @@
+import _ChainingThreadContext
+
+// MARK: - Causes that travel
+
+/// Pushed first when a node of causes is installed, so that the buffer is
+/// not empty then and `isCaused(by:)` keeps its one-compare exit for a
+/// delivery with no cause at all; never a value's gate, so the search
+/// never finds it. (An object of the module, made once, never freed.)
+let installedMark = DeliveryGate(held: false)
+
+/// One link of a persistent list of causes: the gates a capture added on
+/// top of its parent's, outermost first. Immutable once made, shared by
+/// every value captured on the same path (see `DeliveryContext.capture()`).
+@usableFromInline
+final class CauseNode {
+  /// The causes before these; nil at the root.
+  private(set) var parent: CauseNode?
+  /// This link's gates, retained.
+  let gates: [DeliveryGate]
+  /// How many causes the list has, this link's and its parents'.
+  let count: Int
+  /// The causes as a table, when there are more than
+  /// `DeliveryContext.scanned`: the parent's, grown in place when the
+  /// parent is its last node and it is not frozen, so that making a link
+  /// costs O(its gates) and `contains` O(1), however long the path.
+  let path: CausePath?
+  /// The buffer's count when the capturing thread made it: this link
+  /// describes the buffer's causes `end - gates.count ..< end` on top of
+  /// the installed ones (for that thread's `memo` only).
+  let end: Int
+
+  init(parent: CauseNode?, gates: [DeliveryGate], end: Int) {
+    self.parent = parent
+    self.gates = gates
+    self.end = end
+    let parentCount = parent?.count ?? 0
+    count = parentCount + gates.count
+    if count <= DeliveryContext.scanned {
+      path = nil
+      return
+    }
+    let path: CausePath
+    if let parentPath = parent?.path {
+      path =
+        !parentPath.frozen && parentPath.tip == parentCount
+        ? parentPath : CausePath(base: parentPath, limit: parentCount)
+    } else {
+      path = CausePath(base: nil, limit: 0)
+      path.append(parent?.all ?? [])
+    }
+    path.append(gates)
+    self.path = path
+  }
+
+  /// Whether `gate` is one of the causes.
+  func contains(_ gate: DeliveryGate) -> Bool {
+    if let path { return path.contains(gate, below: count) }
+    var node: CauseNode? = self
+    while let current = node {
+      if current.gates.contains(where: { $0 === gate }) { return true }
+      node = current.parent
+    }
+    return false
+  }
+
+  deinit {
+    // Unlinked one at a time: releasing a list thousands of links long by
+    // recursion would overflow the stack
+    // (`CauseSetTests.aLongListOfCausesIsReleasedWithoutRecursion`).
+    var next = parent
+    parent = nil
+    while next != nil, isKnownUniquelyReferenced(&next) {
+      let following = next.unsafelyUnwrapped.parent
+      next.unsafelyUnwrapped.parent = nil
+      next = following
+    }
+  }
+
+  /// All the causes, outermost first.
+  var all: [DeliveryGate] {
+    var links: [CauseNode] = []
+    var node: CauseNode? = self
+    while let current = node {
+      links.append(current)
+      node = current.parent
+    }
+    return links.reversed().flatMap(\.gates)
+  }
+}
+
+/// The chains a queued value had passed through when it was queued.
+///
+/// @unchecked: created by the queuing thread, read once by the delivering
+/// thread after the hand-over through a lock.
+@usableFromInline
+struct Causes: @unchecked Swift.Sendable {
+  /// The only cause, when there is exactly one, or the first of two; then
+  /// `copied` and `node` are empty.
+  @usableFromInline let single: DeliveryGate?
+  /// The second of exactly two causes, kept without allocating.
+  @usableFromInline let second: DeliveryGate?
+  /// A few causes (two to `DeliveryContext.scanned`), outermost first,
+  /// captured with none installed.
+  @usableFromInline let copied: [DeliveryGate]
+  /// The causes, when there are more, or they came installed.
+  @usableFromInline let node: CauseNode?
+
+  /// No cause.
+  @usableFromInline static var none: Causes { Causes(copied: []) }
+
+  /// The causes `gates`, outermost first: copied, or a node when there
+  /// are more than `DeliveryContext.scanned`.
+  @usableFromInline
+  init(gates: [DeliveryGate]) {
+    if gates.count > DeliveryContext.scanned {
+      self.init(node: CauseNode(parent: nil, gates: gates, end: gates.count))
+    } else {
+      self.init(copied: gates)
+    }
+  }
+
+  @usableFromInline
+  init(single: DeliveryGate, second: DeliveryGate? = nil) {
+    self.single = single
+    self.second = second
+    copied = []
+    node = nil
+  }
+
+  @usableFromInline
+  init(copied: [DeliveryGate]) {
+    single = nil
+    second = nil
+    self.copied = copied
+    node = nil
+  }
+
+  @usableFromInline
+  init(node: CauseNode) {
+    single = nil
+    second = nil
+    copied = []
+    self.node = node
+  }
+
+  /// The causes, outermost first.
+  var gates: [DeliveryGate] {
+    if let single { return second.map { [single, $0] } ?? [single] }
+    return node?.all ?? copied
+  }
+}
+
+/// The causes of deep paths as one table of gate addresses, each with the
+/// position it was first added at: a node of `count` causes on the path
+/// has as causes the keys at positions below `count`, so every node of a
+/// path that grows link by link shares one table, and adding a link costs
+/// O(its gates), however long the path (`CauseNode.path`).
+///
+/// A node made from a node that is not the path's last (its `count` is
+/// below `tip`), or from a path that is `frozen`, starts a path of its own
+/// on top of it (`base`, of which it sees the positions below `baseLimit`):
+/// the table only ever grows at its tip. Positions at or past a node's
+/// count, of links made since on other branches (whose gates may be gone
+/// and their addresses reused), are not its causes, whatever their key.
+///
+/// Thread-confined while it grows: only the thread that made it adds to
+/// it. A capture whose causes may reach another thread freezes the path
+/// of the node it hands out, and the paths below (`freeze()`); a frozen
+/// path never changes again, and is read from any thread (the queue or
+/// lock that hands the causes over orders the writes before). Checked by
+/// `CauseSetTests.capturesShareTheirPathAndInstallsAgreeWithTheWholeList`,
+/// and, across threads, by
+/// `CauseSetTests.causesHandedToAnotherThreadAreNotGrownUnderIt` under the
+/// thread sanitizer (which reports a race in every run without the freeze).
+final class CausePath: @unchecked Swift.Sendable {
+  // @unchecked: changed only by the making thread until frozen, then
+  // immutable (see the type's discussion).
+
+  /// The table of keys and their positions (see `CauseSet` for the
+  /// layout, whose counts are positions here).
+  @exclusivity(unchecked) private var table = CauseSet()
+  /// How many positions are given: the count of the path's last node.
+  @exclusivity(unchecked) private(set) var tip: Int
+  /// Set once a node of this path may reach another thread: nothing is
+  /// added afterwards.
+  @exclusivity(unchecked) private(set) var frozen = false
+  /// The path this one was made on, and how many of its positions it sees.
+  let base: CausePath?
+  let baseLimit: Int
+
+  /// A path on the first `limit` positions of `base` (none: 0).
+  init(base: CausePath?, limit: Int) {
+    self.base = base
+    baseLimit = limit
+    tip = limit
+  }
+
+  /// The calling thread's delivery state, where its spare table is; nil
+  /// before its first delivery and while it ends.
+  private static var threadState: UnsafeMutablePointer<DeliveryContext.State>? {
+    _chaining_get_thread_context()?.assumingMemoryBound(to: DeliveryContext.State.self)
+  }
+
+  deinit {
+    // Kept by this thread for its next long path when larger than its
+    // spare; not while the thread ends (its context is gone then).
+    guard let state = Self.threadState, table.capacity > 0 else {
+      table.deallocate()
+      return
+    }
+    if table.capacity > state.pointee.spareTable.capacity {
+      table.removeAll()
+      swap(&table, &state.pointee.spareTable)
+    }
+    table.deallocate()
+  }
+
+  /// Adds `gates` at the next positions (a gate already there keeps its
+  /// first).
+  func append(_ gates: [DeliveryGate]) {
+    reserve(gates.count)
+    // Read as addresses (a native class reference is one), which touches
+    // no reference count: `CauseSet.key(_:)` of each gate.
+    gates.withUnsafeBytes { bytes in
+      for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt>.stride) {
+        table.insert(bytes.load(fromByteOffset: offset, as: UInt.self), at: tip)
+        tip += 1
+      }
+    }
+  }
+
+  /// Makes room for `added` more keys, in the thread's spare table when
+  /// the table would grow and the spare is large enough.
+  private func reserve(_ added: Int) {
+    let needed = table.occupied + added
+    guard needed * 2 > table.capacity, let state = Self.threadState,
+      needed * 2 <= state.pointee.spareTable.capacity
+    else { return }
+    var spare = CauseSet()
+    swap(&spare, &state.pointee.spareTable)
+    table.move(into: &spare)
+    table.deallocate()
+    table = spare
+  }
+
+  /// Whether `gate` is at a position below `count`, here or in the bases.
+  func contains(_ gate: DeliveryGate, below count: Int) -> Bool {
+    let key = CauseSet.key(gate)
+    // Unretained: each path keeps its base alive, and the caller this one.
+    var path = Unmanaged.passUnretained(self)
+    var limit = count
+    while true {
+      let next = path._withUnsafeGuaranteedRef { current -> (found: Bool, base: Unmanaged<CausePath>?, limit: Int) in
+        if let position = current.table.value(of: key), position < limit { return (true, nil, 0) }
+        return (false, current.base.map { Unmanaged.passUnretained($0) }, current.baseLimit)
+      }
+      if next.found { return true }
+      guard let base = next.base else { return false }
+      path = base
+      limit = next.limit
+    }
+  }
+
+  /// Marks this path and those below frozen.
+  func freeze() {
+    var path: CausePath? = self
+    while let current = path, !current.frozen {
+      current.frozen = true
+      path = current.base
+    }
+  }
+}

@@ -1,0 +1,174 @@
+// MARK: - WaveFlush
+
+/// What a combine keeps to send its pair at the end of a wave: its chain's
+/// gate, its rank, the threads whose list it waits in, and how to send.
+///
+/// The combine's typed state (each side's latest value, the downstream
+/// closure) lives in the chain's closures, built in the client's module
+/// (`Chain.combinePair`), so that its code is specialized there; this
+/// class is not generic, so sending from a wave's end costs no generic
+/// metadata lookup.
+@usableFromInline
+final class WaveFlush: @unchecked Swift.Sendable {
+  // @unchecked: `deferredBy`, `alsoDeferredBy` and the state `sendLatest`
+  // reads are touched only under `gate` (the chain's runs are serial), or
+  // a hop's gate before the combine; `rank` is atomic.
+
+  /// The storage of `rank`, reached only through it: must stay the first
+  /// stored property (see `AtomicReference`: "Where the word lives").
+  @usableFromInline var rankStorage = Int.min
+
+  /// A deferred combine in a thread's list.
+  struct Entry {
+    /// Retained by the entry (see `DeliveryContext.deferFlush(_:)`).
+    let flush: Unmanaged<WaveFlush>
+    /// The gate to send through, retained, when the sides run under
+    /// another gate than the chain's (a hop's before the combine, or the
+    /// join's own, see `JoinSides`); nil for the chain's gate (see
+    /// `DeliveryContext.deferFlush(_:)`).
+    let hop: Unmanaged<DeliveryGate>?
+    /// The causes of the value that made it change first, when there were
+    /// others than the gate, so that a binding loop through the combine
+    /// still settles: past `DeliveryContext.scanned`, or with causes
+    /// installed, a captured node; otherwise, with two to `scanned`, in
+    /// `arena`.
+    let causes: Causes?
+    /// Where the causes are in the thread's `flushCauses`, retained
+    /// (empty when none are there).
+    let arena: Range<Int>
+  }
+
+  /// The gate of the combine's chain: where its sides run, unless a hop
+  /// comes before it.
+  let gate: DeliveryGate
+  /// Sends the pair of latest values, when both sides have one. Called
+  /// under the gate the sides run under.
+  let sendLatest: () -> Void
+  /// The combine's rank: only raised. Atomic because the flushing thread
+  /// reads it to choose the next combine while another thread may run the
+  /// chain; relaxed, as it only orders the sends of one thread's list and
+  /// a stale rank costs at worst one more send, never a wrong value.
+  /// The order is checked by
+  /// `GlitchFreeTests.combineBuiltBeforeTheCombineItReadsStillSendsAfterIt`
+  /// and the property test (both fail when ranks are ignored); the
+  /// cross-thread reads by `wavesOnSeveralThreadsSendExactlyOncePerWaveEach`
+  /// under the thread sanitizer.
+  ///
+  /// Raised when the chain is built, by its sides (see `RankGraph`), and
+  /// at each later build that links a chain into it; each raise is a
+  /// compare-and-swap that keeps the highest, so a raise on one thread
+  /// never undoes another's.
+  @usableFromInline var rank: AtomicReference<Int> {
+    @inline(__always) get { AtomicReference(in: self) }
+  }
+  /// This combine's place in the graph of ranks (see `RankGraph`). Under
+  /// `RankGraph.lock`.
+  @exclusivity(unchecked) var rankLinks: RankLinks?
+  /// The threads (their `DeliveryContext.runner`) whose list holds this
+  /// combine: one entry per thread, so that each thread's wave that
+  /// changed a side sends once, even while another thread's wave holds it
+  /// too. Under the gate. Almost always no thread or one: that one is kept
+  /// in `deferredBy` (0 for none), any other in `alsoDeferredBy`, so that
+  /// the common case touches no array.
+  @exclusivity(unchecked) var deferredBy = 0
+  @exclusivity(unchecked) var alsoDeferredBy: [Int] = []
+
+  /// Creates the flush of a combine being built into the chain of `gate`;
+  /// `takeRank()` follows once its sides are built.
+  @usableFromInline
+  init(gate: DeliveryGate, sendLatest: @escaping () -> Void) {
+    self.gate = gate
+    self.sendLatest = sendLatest
+  }
+
+  deinit {
+    // Set only by a thread that holds this flush, so read after its last
+    // release without the graph's lock.
+    rankLinks?.end()
+  }
+
+  /// Takes the next rank of the building thread. Called after the sides
+  /// are built, so that a combine built inside them (a nested combine,
+  /// `a.combine(b).combine(c)`) ranks below this one; before the gate
+  /// opens, so before any value arrives.
+  @usableFromInline
+  func takeRank() {
+    let state = DeliveryContext.current.state
+    _ = raise(to: state.pointee.builtRank)
+    state.pointee.builtRank += 1
+  }
+
+  /// Builds a join's sides (`body`), then takes the next rank of the
+  /// building thread and links the sides' sources and joins to this one
+  /// (see `RankGraph`).
+  @usableFromInline
+  func buildSides(in context: _ChainContext, _ body: () -> Void) {
+    RankGraph.beginBuilding(self, in: context)
+    body()
+    takeRank()
+    RankGraph.endBuilding(in: context)
+  }
+
+  /// Called under the gate when a side has stored a new value: inside a
+  /// wave, joins the thread's list and returns true (the pair is sent at
+  /// the wave's end); outside one, returns false and the caller sends at
+  /// once, as before waves existed.
+  @inlinable @inline(__always)
+  func defers() -> Bool {
+    let context = DeliveryContext.current
+    if !context.isInWave { return false }
+    changed(in: context)
+    return true
+  }
+
+  /// Learns the level the value came at, and joins the thread's list
+  /// unless already in it.
+  @usableFromInline
+  func changed(in context: DeliveryContext) {
+    let level = context.state.pointee.waves.level
+    if level > rank.load(ordering: .relaxed) { _ = raise(to: level) }
+    let runner = context.runner
+    if deferredBy == runner || (!alsoDeferredBy.isEmpty && alsoDeferredBy.contains(runner)) { return }
+    if deferredBy == 0 {
+      deferredBy = runner
+    } else {
+      alsoDeferredBy.append(runner)
+    }
+    context.deferFlush(self)
+  }
+
+  /// Called under the gate for the entry of the thread `runner`, by the
+  /// end of its wave (the gate may run it on another thread, when that
+  /// thread was running the chain then).
+  func send(from runner: Int) {
+    if deferredBy == runner {
+      deferredBy = 0
+    } else if let index = alsoDeferredBy.firstIndex(of: runner) {
+      alsoDeferredBy.remove(at: index)
+    }
+    sendLatest()
+  }
+}
+
+extension WaveFlush: Ranked {
+  /// A join's pair waits for the wave's end: it ranks above what feeds it.
+  var joinsWave: Bool { true }
+
+  var rankLevel: Int { rank.load(ordering: .relaxed) }
+
+  /// Raises the rank to `level` unless it is already as high: a
+  /// compare-and-swap loop, as a building thread (under
+  /// `RankGraph.lock`) and a flushing one (`changed(in:)`) may raise it
+  /// at once. Relaxed, as every read of the rank. Modeled in
+  /// `Verification/RankPlaces.pml`, where a load and a store instead let
+  /// a lower rank land last.
+  func raise(to level: Int) -> Bool {
+    var current = rank.load(ordering: .relaxed)
+    while current < level {
+      let (exchanged, original) = rank.compareExchange(expected: current, desired: level, ordering: .relaxed)
+      if exchanged { return true }
+      current = original
+    }
+    return false
+  }
+}
