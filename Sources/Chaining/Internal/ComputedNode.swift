@@ -1,0 +1,303 @@
+// MARK: - ComputedNode
+
+/// The state of a computed value that is not generic: its mark, version,
+/// dependencies and dependents. Subclassed once, by `ComputedBox`, which
+/// holds the closure and the value.
+class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
+  // @unchecked: the marks, versions, claim and lists are guarded by
+  // `ComputedGraph.lock`; `dependencies` and the value's slots by the
+  // claim (`updatingThread`).
+
+  enum Mark: UInt8 { case clean, check, dirty }
+
+  /// What the cycle check's message calls this value.
+  let name: String
+  /// Tells Observation of changes; the walk retains it (see `ComputedGraph`).
+  let observation = ComputedObservation.make()
+
+  // Under `ComputedGraph.lock`:
+  @exclusivity(unchecked) final var mark = Mark.dirty
+  /// Incremented by every evaluation that changed the value.
+  @exclusivity(unchecked) final var version: UInt64 = 0
+  /// Incremented by every mark: an update that started before one leaves
+  /// the mark it set.
+  @exclusivity(unchecked) final var notifications: UInt64 = 0
+  /// The claim: the thread (its `DeliveryContext.runner`) updating the
+  /// value, or 0. One update at a time: another thread that finds the
+  /// node claimed waits for it (`waitForUpdate()`); the same thread
+  /// finding it claimed is a cycle.
+  @exclusivity(unchecked) final var updatingThread = 0
+  /// Whether a thread waits for the claim to be given back.
+  @exclusivity(unchecked) final var hasWaiters = false
+  /// Whether the value was read outside an evaluation since Observation
+  /// was last told of a change: only then is it told of the next.
+  @exclusivity(unchecked) final var observed = false
+  /// The flush of the refreshes of the value's chains, made when the
+  /// first chain subscribes; the walk retains it.
+  @exclusivity(unchecked) final var flush: WaveFlush?
+
+  /// The dependencies of the last evaluation. Under the claim, or in
+  /// `deinit`.
+  @exclusivity(unchecked) final var dependencies = DependencyList()
+
+  // Under the claim, while this node updates on the claiming thread (kept
+  // here rather than in arrays of the thread's, whose appends cost a
+  // uniqueness check and a retain each):
+  /// The node updating on this thread when this one began.
+  @exclusivity(unchecked) final var updatingParent: Unmanaged<ComputedNode>?
+  /// The node evaluating on this thread when this one's evaluation began.
+  @exclusivity(unchecked) final var trackingParent: Unmanaged<ComputedNode>?
+  /// How many of the dependencies the evaluation read again, in order.
+  @exclusivity(unchecked) final var matched = 0
+  /// The sources the evaluation read that were not next in that order,
+  /// retained.
+  @exclusivity(unchecked) final var added: [ComputedDependency] = []
+
+  init(name: String) {
+    self.name = name
+  }
+
+  deinit {
+    // See `ComputedGraph`: after this, no walk sees the node.
+    ComputedGraph.withLock { _ in
+      for index in dependencies.indices { dependencies[index].withSource { $0.removeDependent(self) } }
+    }
+    for index in dependencies.indices { dependencies[index].release() }
+    dependencies.deallocate()
+  }
+
+  /// Evaluates the closure, its reads tracked, and keeps the result
+  /// aside; returns whether it differs from the value. Under the claim.
+  func evaluate() -> Bool { fatalError("ComputedNode.evaluate: abstract") }
+
+  /// Makes the result kept aside the value, and keeps the old value aside
+  /// in its place. Under the claim and the graph's lock.
+  func commit() { fatalError("ComputedNode.commit: abstract") }
+
+  /// Releases what `evaluate` or `commit` kept aside. Under the claim,
+  /// after unlocking the graph's lock: a deinit may run user code.
+  func dropEvaluated() { fatalError("ComputedNode.dropEvaluated: abstract") }
+
+  /// Whether `dropEvaluated()` has something to release, once the lock
+  /// is given back; a value that needs no release (an `Int`) is dropped
+  /// here, under the lock, which then need not be given back and taken
+  /// again. Under the claim and the lock.
+  func keepsEvaluated() -> Bool { fatalError("ComputedNode.keepsEvaluated: abstract") }
+
+  /// Marks this node, under `ComputedGraph.lock`: `dirty` for a changed
+  /// holder it read, `check` for a computed value it read that may have
+  /// changed. Pushes its dependents to be marked `check`, and adds the
+  /// effects to run after unlocking.
+  ///
+  /// The dependents are pushed when this node's mark changes, or while it
+  /// updates (a dependent that read it meanwhile may be clean): otherwise
+  /// they were pushed when it left `clean`, and have not read it since,
+  /// as reading it would have brought it back to `clean`. So a write marks
+  /// each node of a graph at most twice, not once per path to it.
+  @inline(__always)
+  final func notify(
+    _ new: Mark,
+    pushingTo stack: inout NodeList,
+    effects: inout [ComputedGraph.Effect]
+  ) {
+    notifications &+= 1
+    let old = mark
+    if new == .dirty || old == .clean { mark = new }
+    if observed {
+      observed = false
+      effects.append(.observation(Unmanaged.passRetained(observation)))
+    }
+    guard mark != old || updatingThread != 0 else { return }
+    if let flush { effects.append(.refresh(Unmanaged.passRetained(flush))) }
+    for index in dependents.indices { stack.append(dependents[index]) }
+  }
+
+  /// The run of a refresh effect under the flush's gate: at the end of
+  /// the wave, or at once outside one.
+  static func refresh(_ flush: WaveFlush) {
+    let context = DeliveryContext.current
+    if context.isInWave {
+      flush.changed(in: context)
+    } else {
+      flush.sendLatest()
+    }
+  }
+
+  override func currentVersion(runner: Int) -> UInt64 {
+    let wakes = lockUpdated(runner: runner)
+    let version = self.version
+    unlock(waking: wakes)
+    return version
+  }
+
+  /// Takes the graph's lock and brings the value up to date on the thread
+  /// `runner`, so that the caller reads what it needs under the lock and
+  /// then calls `unlock(waking:)` with the result. By hand rather than
+  /// with a closure, for `ComputedBox`, whose closures would capture a
+  /// generic value (see `ComputedBox.current(version:)`).
+  @inline(__always)
+  final func lockUpdated(runner: Int) -> Bool {
+    ComputedGraph.manualLock()
+    return mark == .clean ? false : updateLocked(runner: runner)
+  }
+
+  /// Gives back the lock `lockUpdated(runner:)` took, and wakes the
+  /// threads that wait for the claim if `wakes`.
+  @inline(__always)
+  final func unlock(waking wakes: Bool) {
+    ComputedGraph.manualUnlock()
+    if wakes { wakeWaiters() }
+  }
+
+  override func versionIfKnown() -> UInt64? {
+    mark == .clean ? version : nil
+  }
+
+  /// Brings the value up to date, with the graph's lock held on entry
+  /// and on return, so that the caller reads the value and version this
+  /// update left. Returns whether threads wait for the claim: the caller
+  /// wakes them (`wakeWaiters()`) after unlocking.
+  ///
+  /// Claims the node, then, unlocked: a `check` asks each dependency for
+  /// its version, in the order of the last evaluation, and evaluates at
+  /// the first that moved; a `dirty` evaluates. The mark becomes `clean`
+  /// unless a mark came meanwhile (then the next read updates again), or
+  /// a dependency first read by this evaluation changed before this node
+  /// was its dependent (that write told no one). A node another thread
+  /// has claimed is waited for, then looked at again.
+  final func updateLocked(runner: Int) -> Bool {
+    while mark != .clean {
+      if updatingThread == runner { cycle() }
+      if updatingThread != 0 {
+        waitForUpdate()
+        continue
+      }
+      updatingThread = runner
+      let seen = notifications
+      let found = mark
+      ComputedGraph.manualUnlock()
+      let (stale, changed, added, dropped) = updateClaimed(found, runner: runner)
+      ComputedGraph.manualLock()
+      for index in added { dependencies[index].withSource { $0.addDependent(self) } }
+      for dependency in dropped { dependency.withSource { $0.removeDependent(self) } }
+      if changed {
+        commit()
+        version &+= 1
+      }
+      if notifications == seen {
+        mark = .clean
+        for index in added where dependencies[index].withSource({ $0.versionIfKnown() }) != dependencies[index].version
+        {
+          mark = .check
+          break
+        }
+      }
+      if stale, keepsEvaluated() || !dropped.isEmpty || !added.isEmpty {
+        // Still claimed: readers of the clean value go on, and no other
+        // thread touches the slots or the dependencies.
+        ComputedGraph.manualUnlock()
+        dropEvaluated()
+        for dependency in dropped { dependency.release() }
+        for index in added { dependencies[index].withSource { link($0) } }
+        ComputedGraph.manualLock()
+      }
+      updatingThread = 0
+      let wakes = hasWaiters
+      hasWaiters = false
+      return wakes
+    }
+    return false
+  }
+
+  /// The unlocked part of `updateLocked(runner:)`, under the claim:
+  /// whether it evaluated, whether the value changed, where the new
+  /// dependencies are, and the dropped ones.
+  private func updateClaimed(_ found: Mark, runner: Int) -> (Bool, Bool, Range<Int>, [ComputedDependency]) {
+    // The runner is the address of the thread's state.
+    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
+    updatingParent = state.pointee.updating
+    state.pointee.updating = Unmanaged.passUnretained(self)
+    defer { state.pointee.updating = updatingParent }
+    var stale = found == .dirty
+    if !stale {
+      for index in dependencies.indices {
+        let dependency = dependencies[index]
+        if dependency.withSource({ $0.currentVersion(runner: runner) }) != dependency.version {
+          stale = true
+          break
+        }
+      }
+    }
+    if !stale { return (false, false, dependencies.count..<dependencies.count, []) }
+    let (changed, added, dropped) = Tracking.evaluate(self, in: state)
+    return (true, changed, added, dropped)
+  }
+
+  /// Waits, with the graph's lock held on entry and on return, until the
+  /// thread that claimed the node gives the claim back.
+  ///
+  /// The wait checks the claim under the graph's lock inside its stripe's
+  /// lock, and sets `hasWaiters` when it sleeps; the thread that gives
+  /// the claim back reads `hasWaiters` under the graph's lock and wakes
+  /// the stripe after unlocking it. So a claim given back after the
+  /// check finds `hasWaiters` set and wakes this thread, or is seen by
+  /// the check: no wake is lost (`Verification/Computed.pml`, whose
+  /// `MUTANT_CHECK_OUTSIDE_STRIPE`, the check made before the stripe's
+  /// lock, leaves a reader asleep).
+  /// Nothing takes a stripe of `ParkingLot.shared` with the graph's lock
+  /// held, so the nesting cannot deadlock.
+  private func waitForUpdate() {
+    hasWaiters = true
+    ComputedGraph.manualUnlock()
+    ParkingLot.shared.wait(for: self) {
+      ComputedGraph.withLock { _ in
+        if updatingThread == 0 { return true }
+        hasWaiters = true
+        return false
+      }
+    }
+    ComputedGraph.manualLock()
+  }
+
+  /// The rank nodes of the dependencies of the last evaluation, read
+  /// when no update holds the claim (an update that is under way may
+  /// change them): those it adds later, it links itself.
+  final func dependencyRankNodes() -> [any Ranked] {
+    let runner = DeliveryContext.current.runner
+    ComputedGraph.manualLock()
+    precondition(
+      updatingThread != runner,
+      "Computed.chain(): a chain subscribed to \(name) from inside its own evaluation"
+    )
+    while updatingThread != 0 { waitForUpdate() }
+    let nodes = dependencies.indices.map { dependencies[$0].withSource { $0.rankNode } }
+    ComputedGraph.manualUnlock()
+    return nodes
+  }
+
+  /// Wakes the threads waiting for the claim, after unlocking.
+  final func wakeWaiters() {
+    ParkingLot.shared.withLock(self) { ParkingLot.shared.wakeAll(self) }
+  }
+
+  /// Links a new dependency's rank to this value's (see `RankGraph`):
+  /// to its flush when it has chains, and to its core, so that what reads
+  /// this value ranks above what this value reads.
+  func link(_ source: ComputedSource) {
+    fatalError("ComputedNode.link: abstract")
+  }
+
+  /// Stops with a message naming the cycle through this node: it is
+  /// being updated on this thread, which reads it again.
+  func cycle() -> Never {
+    var names = [name]
+    var next = DeliveryContext.current.state.pointee.updating
+    while let node = next?.takeUnretainedValue() {
+      names.append(node.name)
+      if node === self { break }
+      next = node.updatingParent
+    }
+    names.reverse()
+    fatalError("Computed.value: a computed value reads itself: \(names.joined(separator: " -> "))")
+  }
+}

@@ -1,0 +1,89 @@
+// MARK: - Tracking
+
+/// The evaluations in progress on each thread, innermost last: reads made
+/// by the closure of the innermost are its dependencies.
+///
+/// A read is matched against the last evaluation's dependencies in their
+/// order: while the closure reads the same sources in the same order, as
+/// it almost always does, a read only updates a version in place, and the
+/// evaluation allocates, retains and subscribes nothing. The evaluation's
+/// state is in its node (`matched`, `added`), which the evaluating thread
+/// has claimed, and the thread keeps only the innermost node.
+@usableFromInline
+enum Tracking {
+  /// Runs `node`'s evaluation with its reads tracked, and rewrites its
+  /// dependencies: those read again in order first, then the others read.
+  /// Returns whether the value changed, where the new dependencies are,
+  /// and the dropped ones (still retained). Under the node's claim.
+  static func evaluate(
+    _ node: ComputedNode,
+    in state: UnsafeMutablePointer<DeliveryContext.State>
+  ) -> (changed: Bool, added: Range<Int>, dropped: [ComputedDependency]) {
+    node.trackingParent = state.pointee.tracking
+    node.matched = 0
+    state.pointee.tracking = Unmanaged.passUnretained(node)
+    state.pointee.trackingCount += 1
+    let changed = node.evaluate()
+    state.pointee.trackingCount -= 1
+    state.pointee.tracking = node.trackingParent
+    let matched = node.matched
+    let old = node.dependencies.count
+    if matched == old, node.added.isEmpty { return (changed, old..<old, []) }
+    // Past the ones read in order: the old ones read again, out of order,
+    // are kept (with the version now read; the retain of its entry in
+    // `added` is given back); the others are dropped. Then the new ones.
+    var dropped: [ComputedDependency] = []
+    var kept: [ComputedDependency] = []
+    var new = node.added
+    node.added = []
+    for old in matched..<node.dependencies.count {
+      let dependency = node.dependencies[old]
+      if let index = new.firstIndex(where: { $0.reads(dependency.source) }) {
+        var again = dependency
+        again.version = new[index].version
+        kept.append(again)
+        new[index].release()
+        new.remove(at: index)
+      } else {
+        dropped.append(dependency)
+      }
+    }
+    node.dependencies.removeAll(from: matched)
+    for dependency in kept { node.dependencies.append(dependency) }
+    let start = node.dependencies.count
+    for dependency in new { node.dependencies.append(dependency) }
+    return (changed, start..<node.dependencies.count, dropped)
+  }
+
+  /// Records a read of `source` (kept alive by `owner`) at `version` into
+  /// the innermost evaluation on this thread. Called when
+  /// `trackingCount` is not 0.
+  @usableFromInline
+  static func recordRead(of source: ComputedSource, owner: AnyObject, version: UInt64) {
+    recordRead(of: source, owner: owner, version: version, in: DeliveryContext.current.state)
+  }
+
+  /// `recordRead(of:owner:version:)`, with this thread's state.
+  @usableFromInline
+  static func recordRead(
+    of source: ComputedSource,
+    owner: AnyObject,
+    version: UInt64,
+    in state: UnsafeMutablePointer<DeliveryContext.State>
+  ) {
+    let read = Unmanaged.passUnretained(source)
+    state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
+      let matched = node.matched
+      // Read again after an earlier read out of order: already in
+      // `added` (matching it in place too would list it twice).
+      if !node.added.isEmpty, node.added.contains(where: { $0.reads(read) }) { return }
+      if matched < node.dependencies.count, node.dependencies[matched].reads(read) {
+        node.dependencies[matched].version = version
+        node.matched = matched + 1
+        return
+      }
+      if (0..<matched).contains(where: { node.dependencies[$0].reads(read) }) { return }
+      node.added.append(.retained(source, owner: owner, version: version))
+    }
+  }
+}
