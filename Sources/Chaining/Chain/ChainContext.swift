@@ -32,6 +32,10 @@ extension Observer {
   }
 
   func addFetch(_ fetch: @escaping () -> Void) {
+    #if CHAINING_INTERNAL_CHECKS
+    // `fetches` is the finishing thread's alone: it holds the gate.
+    gate._checkRunner("a fetch added")
+    #endif
     fetches.append(fetch)
   }
 
@@ -41,6 +45,12 @@ extension Observer {
   func start(fetching: Bool) {
     let first = fetching ? fetches : []
     fetches = []
+    // The alone path, part 1 of 4 (Internals.md, "The alone path"):
+    // 1. `Observer.start(fetching:)` marks the gate `alone`;
+    // 2. `_SenderCore.deliver(_:to:in:)` runs a list of one;
+    // 3. `DeliveryGate.deliverAlone` runs the chain unclaimed;
+    // 4. `Observer.invalidate()` waits for such a run
+    //    (`_SenderCore.awaitRunAlone(of:)`).
     // The one sender of a chain with one source may run it without
     // claiming its gate (see `DeliveryGate.deliverAlone`). Set before the
     // gate opens: the thread that hands the observer on publishes it.

@@ -26,17 +26,20 @@ extension DeliveryGate {
     )
   }
 
-  /// Checks that the calling thread runs the chain: only the runner
-  /// releases a gate, and its mark is in `word` until it does.
+  /// Checks that the calling thread runs the chain, for what only the
+  /// runner may do (`what` names it in the message): release the gate
+  /// (its mark is in `word` until it does), or, for a chain's main gate,
+  /// held by the thread that finishes the chain until it starts,
+  /// register a fetch.
   @usableFromInline
-  func _checkRunner() {
+  func _checkRunner(_ what: StaticString) {
     // Relaxed: only this thread writes its own mark into `word` and takes
     // it out (as in `queue`).
     let runner = word.load(ordering: .relaxed) & ~Self.idleBits
     let context = DeliveryContext.current
     precondition(
       runner == context.runner,
-      "DeliveryGate: released by a thread that does not run it (\(context.runner), runner \(runner))"
+      "DeliveryGate: \(what) by a thread that does not run it (\(context.runner), runner \(runner))"
     )
   }
 }

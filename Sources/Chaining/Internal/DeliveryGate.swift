@@ -372,7 +372,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   func releaseReadingRequests(to idle: Int) -> Int {
     #if CHAINING_INTERNAL_CHECKS
     // Only the runner releases: its mark is in the word until this store.
-    _checkRunner()
+    _checkRunner("released")
     #endif
     word.store(Self.released(from: idle), ordering: .releasing)
     // The light side: a thread that sets a request fences, then loads `word`.

@@ -210,6 +210,12 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
       // run the setting call waited for happens before this call returns.
       // (Checked in this order so that the common case, a release after
       // an `invalidate()` that settled, copies no reference.)
+      // The alone path, part 4 of 4 (Internals.md, "The alone path"):
+      // 1. `Observer.start(fetching:)` marks the gate `alone`;
+      // 2. `_SenderCore.deliver(_:to:in:)` runs a list of one;
+      // 3. `DeliveryGate.deliverAlone` runs the chain unclaimed;
+      // 4. `Observer.invalidate()` waits for such a run
+      //    (`_SenderCore.awaitRunAlone(of:)`).
       if aloneSource != nil, !isSettled, DeliveryContext.current.depth == 0 {
         aloneSource?.awaitRunAlone(of: gate)
         settle()
