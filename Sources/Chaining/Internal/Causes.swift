@@ -187,6 +187,10 @@ final class CausePath: @unchecked Swift.Sendable {
   /// The path this one was made on, and how many of its positions it sees.
   let base: CausePath?
   let baseLimit: Int
+  #if CHAINING_INTERNAL_CHECKS
+  /// The making thread's `DeliveryContext.runner`: only it grows the path.
+  let maker = DeliveryContext.current.runner
+  #endif
 
   /// A path on the first `limit` positions of `base` (none: 0).
   init(base: CausePath?, limit: Int) {
@@ -218,6 +222,13 @@ final class CausePath: @unchecked Swift.Sendable {
   /// Adds `gates` at the next positions (a gate already there keeps its
   /// first).
   func append(_ gates: [DeliveryGate]) {
+    #if CHAINING_INTERNAL_CHECKS
+    precondition(!frozen, "CausePath: grown once frozen")
+    precondition(
+      DeliveryContext.current.runner == maker,
+      "CausePath: grown by a thread that did not make it"
+    )
+    #endif
     reserve(gates.count)
     // Read as addresses (a native class reference is one), which touches
     // no reference count: `CauseSet.key(_:)` of each gate.

@@ -5,7 +5,8 @@ import Dispatch
 /// What the delivering thread does when broadcasts were queued while it
 /// delivered, and how a thread held by another thread's endless writes
 /// takes the delivery over (Verification/SenderCore.pml's `finishLocked`;
-/// Verification/HandOver.pml for the hand-over).
+/// the hand-over, which no model covers, by `HandOffTests` and
+/// `JoinLivenessTests`).
 extension _SenderCore {
   /// Delivers the queued broadcasts, batch after batch, then releases the
   /// lists replaced meanwhile and stops delivering.

@@ -138,6 +138,10 @@ public final class Observer: AnyObserver, @unchecked Swift.Sendable {
 
   /// Takes over a subscription, to undo it when invalidated.
   func add(_ subscription: consuming SubscriptionBase) {
+    #if CHAINING_INTERNAL_CHECKS
+    // `subscriptionCount` is the finishing thread's alone: it holds the gate.
+    gate._checkRunner("a subscription added")
+    #endif
     subscriptionCount += 1
     if firstSubscription == nil {
       firstSubscription = subscription

@@ -38,6 +38,26 @@ import Testing
     #expect(message.contains("DeliveryGate: released by a thread that does not run it"), "\(message)")
   }
 
+  @Test func aFrozenPathOfCausesThatGrowsStops() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let path = CausePath(base: nil, limit: 0)
+      path.freeze()
+      path.append([DeliveryGate(held: false)])
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("CausePath: grown once frozen"), "\(message)")
+  }
+
+  @Test func aFetchAddedByAThreadThatDoesNotHoldTheChainStops() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let observer = ValueHolder(1).chain().end()
+      // The gate opened when the chain was finished: nobody holds it now.
+      observer.addFetch {}
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("DeliveryGate: a fetch added by a thread that does not run it"), "\(message)")
+  }
+
   @Test func theChecksPassOnAGateAndACoreInUse() {
     let holder = ValueHolder(0)
     var received: [Int] = []
