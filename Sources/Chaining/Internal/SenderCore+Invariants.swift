@@ -8,6 +8,11 @@ extension _SenderCore {
   /// hand-over, the limit and `finishLocked()` all belong to a delivery,
   /// so the word says `delivering`; no thread is changing the list in
   /// place. Called with the lock held.
+  ///
+  /// Not checked, because it is not a rule: "a spare list only while the
+  /// word has none". A change made while a delivery runs from no list
+  /// copies from nothing and leaves the spare where it is (see
+  /// `changeInPlace`, and issue #20 in Verification/SenderCore.pml).
   func _invariantCheck(_ state: State) {
     let current = word.load(ordering: .acquiring)
     let occupied = current.list.map { list in
