@@ -107,7 +107,7 @@
  *     is that total order;
  *   - `awaitRunAlone`'s `word.update` loads with acquiring order, so that a
  *     waiter that finds the delivery stopped sees its handler's writes
- *     (AtomicUpdate.swift);
+ *     (`AtomicReference.update`, Atomics.swift);
  *   - the relaxed loads and stores made under the lock (`change`,
  *     `remove`, `finishLocked`, a holder's claim) are ordered by the lock,
  *     and the relaxed first load in `broadcast` is only a guess that the
@@ -504,10 +504,11 @@ inline awaitRunAlone(X) {
      if
      :: !ares -> adone = 1
      :: else ->
-        /* `word.update { $0 & delivering != 0 ? $0 | queued : nil }`: one
+        /* `word.update { $0.isDelivering ? $0.queuedBehind : nil }`: one
          * read-modify-write, retried until it applies. Acquiring when it
-         * finds the delivery stopped (AtomicUpdate.swift: "Acquiring, not
-         * relaxed"), so that the handler's writes happen before this returns. */
+         * finds the delivery stopped (`AtomicReference.update` in
+         * Atomics.swift: "Acquiring, not relaxed"), so that the handler's
+         * writes happen before this returns. */
         atomic {
           aorig = word;
 #ifndef MUTANT_AWAIT_NO_QUEUED
