@@ -38,6 +38,37 @@ nonisolated(unsafe) var nosyAdapter: PropertyAdapter<NosyModel, Int>?
     #expect(holder.value.number == 1)
   }
 
+  @Test func onlyTheStandardLibrarysOwnEqualitiesGoUnmarked() {
+    #expect(hasLibraryEquality(Int.self))
+    #expect(hasLibraryEquality(Bool.self))
+    #expect(hasLibraryEquality(Double.self))
+    #expect(hasLibraryEquality(String.self))
+    #expect(!hasLibraryEquality(Nosy.self))
+    #expect(!hasLibraryEquality(Int?.self))
+    #expect(!hasLibraryEquality(Float.self))
+  }
+
+  @Test func unmarkedComparisonsStillSkipEqualWritesAndSendTheOthers() {
+    let number = ValueHolder(1.5)
+    let flag = ValueHolder(false)
+    let text = ValueHolder("a")
+    var sent: [String] = []
+    let observers = [
+      number.chain().do { sent.append("\($0)") }.end(),
+      flag.chain().do { sent.append("\($0)") }.end(),
+      text.chain().do { sent.append($0) }.end(),
+    ]
+    number.value = 1.5
+    flag.value = false
+    text.value = "a"
+    number.value = .nan
+    number.value = .nan  // NaN is not equal to itself: sent again
+    flag.value = true
+    text.value = "b"
+    #expect(sent == ["nan", "nan", "true", "b"])
+    withExtendedLifetime(observers) {}
+  }
+
   @Test func theRecordIsTheLockAndTheCallThenTheEnclosingOne() {
     let outer = Protected(0)
     let inner = Protected(0)
