@@ -13,8 +13,9 @@ import _ChainingThreadContext
 ///
 /// ### Where the word lives
 /// An object keeps its atomic words in its first stored property, declared
-/// as a plain `var` (a `Bool`, `UInt32`, `Int`, `UInt` or `SenderWord`, or a tuple of
-/// them) that Swift code never reads or writes after `init`: every access
+/// as a plain `var` (a `Bool`, `UInt32`, `Int`, `UInt` or `SenderWord`, or
+/// a tuple of them) that Swift code never reads or writes after `init`:
+/// every access
 /// goes through a reference made by ``init(in:offset:)``, which finds the
 /// property from the object's address with the standard library's
 /// `_getUnsafePointerToStoredProperties`. That relies on two facts of
@@ -91,8 +92,8 @@ struct AtomicReference<Value: AtomicWord>: @unchecked Swift.Sendable {
   /// last given: the one replaced, or the one left.
   ///
   /// The gates and the sender cores change their flag words (an `Int` and
-  /// a `SenderWord`) this way under their locks, where only a lock-free fast path
-  /// can race with them. The exchange acquires and releases, and is
+  /// a `SenderWord`) this way under their locks, where only a lock-free
+  /// fast path can race with them. The exchange acquires and releases, and is
   /// sequentially consistent when `sequentiallyConsistent` is true.
   @inlinable @inline(__always)
   func update(sequentiallyConsistent: Bool = false, _ next: (Value) -> Value?) -> Value {
@@ -171,8 +172,8 @@ enum AtomicOrdering: Int32 {
 
 // MARK: - Word types
 
-/// A type an ``AtomicReference`` can hold: `Bool`, `UInt32`, `Int`, `SenderWord` or
-/// `UInt`. Each operation calls the C function for the type's size, with
+/// A type an ``AtomicReference`` can hold: `Bool`, `UInt32`, `Int`, `UInt`
+/// or `SenderWord`. Each operation calls the C function for the type's size, with
 /// the value's bits: the `switch` folds away once the call is specialized.
 @usableFromInline
 protocol AtomicWord: Equatable, BitwiseCopyable {}
