@@ -15,17 +15,17 @@ import _ChainingThreadContext
 /// An object keeps its atomic words in its first stored property, declared
 /// as a plain `var` (a `Bool`, `UInt32`, `Int`, `UInt` or `SenderWord`, or
 /// a tuple of them) that Swift code never reads or writes after `init`:
-/// every access
-/// goes through a reference made by ``init(in:offset:)``, which finds the
-/// property from the object's address with the standard library's
-/// `_getUnsafePointerToStoredProperties`. That relies on two facts of
-/// Swift's class layout: a root class's stored properties follow the
-/// object header in the order they are declared, and the first starts at
-/// the first pointer-aligned offset. `AtomicsLayoutTests` checks, for each
-/// class that stores one, that the address found is the property's own.
-/// The property is a `var`, never a `let`, so that the compiler assumes
-/// nothing about its value. No extra allocation or pointer chase per
-/// object: the word is in the object, as an `Atomic` stored property was.
+/// every access goes through a reference made by ``init(in:offset:)``,
+/// which finds the property from the object's address with the standard
+/// library's `_getUnsafePointerToStoredProperties`. That relies on two
+/// facts of Swift's class layout: a root class's stored properties follow
+/// the object header in the order they are declared, and the first starts
+/// at the first pointer-aligned offset. `AtomicsLayoutTests` checks, for
+/// each class that stores one, that the address found is the property's
+/// own. The property is a `var`, never a `let`, so that the compiler
+/// assumes nothing about its value. No extra allocation or pointer chase
+/// per object: the word is in the object, as an `Atomic` stored property
+/// was.
 ///
 /// A reference is valid while its object lives; the objects make them on
 /// the fly in their own methods, where `self` keeps them alive.
