@@ -5,8 +5,8 @@ import Dispatch
 /// What the delivering thread does when broadcasts were queued while it
 /// delivered, and how a thread held by another thread's endless writes
 /// takes the delivery over (Verification/SenderCore.pml's `finishLocked`;
-/// the hand-over, which no model covers, by `HandOffTests` and
-/// `JoinLivenessTests`).
+/// Verification/CoreHandOver.pml for the hand-over, also checked by
+/// `HandOffTests` and `JoinLivenessTests`).
 extension _SenderCore {
   /// Delivers the queued broadcasts, batch after batch, then releases the
   /// lists replaced meanwhile and stops delivering.
@@ -98,7 +98,8 @@ extension _SenderCore {
   /// Why no broadcast is left behind: the delivering thread hands over
   /// only when it finds a waiter under the lock, and every waiter looks
   /// for a hand-over under the lock before it leaves, so one of them
-  /// takes it. Checked by `HandOffTests` and `JoinLivenessTests`.
+  /// takes it. Checked by Verification/CoreHandOver.pml, `HandOffTests`
+  /// and `JoinLivenessTests`.
   @usableFromInline
   func awaitTurn() {
     let start = DispatchTime.now().uptimeNanoseconds
