@@ -1,5 +1,3 @@
-import _ChainingThreadContext
-
 // MARK: - SenderWord
 
 /// A sender core's atomic word as a value: a pointer to the current
@@ -55,7 +53,7 @@ struct SenderWord: AtomicWord {
   /// The list the word points at, unretained.
   @inlinable @inline(__always)
   var list: Unmanaged<SlotList>? {
-    UnsafeRawPointer(bitPattern: bits & ~Self.flags).map { Unmanaged.fromOpaque($0) }
+    UnsafeRawPointer(bitPattern: pointer).map { Unmanaged.fromOpaque($0) }
   }
 
   /// The pointer alone: the word with every flag cleared.
@@ -126,6 +124,6 @@ extension AtomicReference where Value == SenderWord {
   /// Sets `flag` with one atomic or, rather than a compare-and-swap loop.
   @inlinable @inline(__always)
   func set(_ flag: UInt, ordering: AtomicOrdering) {
-    _ = _chaining_atomic_fetch_or_word(pointer.asUInt, flag, ordering.rawValue)
+    _ = UInt.atomicFetchOr(pointer.asUInt, flag, ordering.rawValue)
   }
 }
