@@ -240,7 +240,7 @@ extension Ranked {
 /// counting, and a combine's flush is retained and released on every
 /// write), and a place outlives its node. The node calls `end()` when it
 /// is freed, under the lock, so that a walk never reaches it afterwards;
-/// `owner` is read only while `isLive`, under the lock, which `end()`
+/// `flush` is read only while `isLive`, under the lock, which `end()`
 /// waits for (the node's memory is freed after its `deinit` returns).
 /// Modeled in `Verification/RankPlaces.pml` (spin finds the freed flush
 /// read when the place is ended without the lock, or never), and checked
@@ -250,9 +250,18 @@ extension Ranked {
 /// combine's chain one): the first link is kept inline, the others in
 /// `more`, allocated for a second.
 final class RankLinks {
-  /// The node, unowned: read only while `isLive`.
-  unowned(unsafe) let owner: any Ranked
-  let joinsWave: Bool
+  /// The node when it is a flush (nil for a sender core), unretained:
+  /// read only while `isLive`, under the lock, through a guaranteed
+  /// reference that retains nothing. A retain there (as a call through an
+  /// unowned existential makes) could land on a flush whose last release
+  /// has begun on another thread, its `deinit` waiting in `end()` for
+  /// this lock: the release after it ran that `deinit` again, on this
+  /// thread, which then waited for its own lock. The thread sanitizer
+  /// suite hung so once (`RankGraphTests.buildsOnSeveralThreadsWhileWavesRun`,
+  /// a walk in `endBuilding` raising a combine freed meanwhile).
+  let flush: Unmanaged<WaveFlush>?
+  /// Whether the node is a flush: see `Ranked.joinsWave`.
+  var joinsWave: Bool { flush != nil }
   /// False once the node is freed.
   private(set) var isLive = true
   /// A sender core's level (unused for a flush, whose rank is atomic).
@@ -272,14 +281,14 @@ final class RankLinks {
   static var scanned: Int { 8 }
 
   init(owner: any Ranked) {
-    self.owner = owner
-    joinsWave = owner.joinsWave
+    // Only a flush joins waves; `owner` is alive here (its caller holds it).
+    flush = owner.joinsWave ? Unmanaged.passUnretained(owner as! WaveFlush) : nil
   }
 
   /// The node's level; a freed node's no longer matters.
   var level: Int {
     guard isLive else { return Int.min }
-    return joinsWave ? owner.rankLevel : coreLevel
+    return flush?._withUnsafeGuaranteedRef { $0.rankLevel } ?? coreLevel
   }
 
   /// The level this node needs when a node of level `level` reaches it.
@@ -291,7 +300,7 @@ final class RankLinks {
   /// A freed node is not raised.
   func raise(to level: Int) -> Bool {
     guard isLive else { return false }
-    if joinsWave { return owner.raise(to: level) }
+    if let flush { return flush._withUnsafeGuaranteedRef { $0.raise(to: level) } }
     guard level > coreLevel else { return false }
     coreLevel = level
     return true
