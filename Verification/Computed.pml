@@ -53,7 +53,10 @@
  * write during the evaluation too (with MUTANT_CLEAN_ALWAYS, clean
  * whatever came meanwhile but with the version check, spin finds no
  * error). The count of notifications is kept for a computed dependency,
- * whose `check` mark this model leaves out.
+ * whose `check` mark this model leaves out: a `check` asks its
+ * dependencies for their versions with the graph's lock held (bringing a
+ * computed one up to date the same way) and gives the lock back only to
+ * evaluate, where this model's reader does.
  */
 
 #ifndef WRITES

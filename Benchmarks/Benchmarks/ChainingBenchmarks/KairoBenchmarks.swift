@@ -280,30 +280,25 @@ struct KairoScenario: @unchecked Swift.Sendable {
 final class KairoNode<Value> {
   let holder: ValueHolder<Value>?
   let computed: Computed<Value>?
-  /// Whether reads are tracked: a head holder in a graph of `Computed`
-  /// values, read with `value`.
-  let tracked: Bool
+  /// The value: a computed value's `value`, or a head holder's in a graph
+  /// of them, which makes it a dependency of the one being evaluated;
+  /// otherwise a holder's with `fetchedValue()` (`value` would register
+  /// with Observation, and every later write would pay for telling it).
+  /// A closure that holds what it reads, as a `Computed`'s closure holds
+  /// the values it reads: reading through the optionals of this node
+  /// instead retained and released the value on every read.
+  let read: () -> Value
 
   init(holder: ValueHolder<Value>, tracked: Bool = false) {
     self.holder = holder
     computed = nil
-    self.tracked = tracked
+    read = tracked ? { holder.value } : { holder.fetchedValue() }
   }
 
   init(computed: Computed<Value>) {
     holder = nil
     self.computed = computed
-    tracked = true
-  }
-
-  /// The value: a computed value's `value`, or a head holder's in a graph
-  /// of them, which makes it a dependency of the one being evaluated;
-  /// otherwise a holder's with `fetchedValue()` (`value` would register
-  /// with Observation, and every later write would pay for telling it).
-  func read() -> Value {
-    if let computed { return computed.value }
-    if tracked { return holder.unsafelyUnwrapped.value }
-    return holder.unsafelyUnwrapped.fetchedValue()
+    read = { computed.value }
   }
 
   /// The value, for a scenario's checks: `fetchedValue()` of either, which
@@ -350,7 +345,10 @@ final class KairoGraph {
     from source: KairoNode<Source>,
     _ transform: @escaping (Source) -> Value
   ) -> KairoNode<Value> {
-    if isComputed { return KairoNode(computed: Computed { transform(source.read()) }) }
+    if isComputed {
+      let read = source.read
+      return KairoNode(computed: Computed { transform(read()) })
+    }
     let holder = ValueHolder(transform(source.read()))
     holders.append(holder)
     observers.append(source.holder.unsafelyUnwrapped.chain().map(transform).sendTo(holder).sync())
@@ -362,7 +360,10 @@ final class KairoGraph {
     _ sources: [KairoNode<Int>],
     _ transform: @escaping ([Int]) -> Value
   ) -> KairoNode<Value> {
-    if isComputed { return KairoNode(computed: Computed { transform(sources.map { $0.read() }) }) }
+    if isComputed {
+      let reads = sources.map(\.read)
+      return KairoNode(computed: Computed { transform(reads.map { $0() }) })
+    }
     let holder = ValueHolder(transform(sources.map { $0.read() }))
     holders.append(holder)
     observers.append(

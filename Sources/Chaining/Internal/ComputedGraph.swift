@@ -122,8 +122,9 @@ class ComputedSource: @unchecked Swift.Sendable {
   }
 
   /// The version now, brought up to date when it is a computed value, on
-  /// the thread `runner` (the caller's `DeliveryContext.runner`).
-  func currentVersion(runner: Int) -> UInt64 { fatalError("ComputedSource.currentVersion: abstract") }
+  /// the thread `runner` (the caller's `DeliveryContext.runner`). Under
+  /// `ComputedGraph.lock`, held on return too.
+  func versionLocked(runner: Int) -> UInt64 { fatalError("ComputedSource.versionLocked: abstract") }
 
   /// The version now if it is known without an evaluation, else nil.
   /// Under `ComputedGraph.lock`.

@@ -34,7 +34,13 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   @exclusivity(unchecked) final var observed = false
   /// The flush of the refreshes of the value's chains, made when the
   /// first chain subscribes; the walk retains it.
-  @exclusivity(unchecked) final var flush: WaveFlush?
+  @exclusivity(unchecked) final var flush: WaveFlush? {
+    didSet { unmanagedFlush = flush.map(Unmanaged.passUnretained) }
+  }
+  /// `flush`, unretained, for the walk: retaining it from there is one
+  /// retain, where binding the optional first cost a retain and a release
+  /// more per marked node with chains.
+  @exclusivity(unchecked) private final var unmanagedFlush: Unmanaged<WaveFlush>?
 
   /// The dependencies of the last evaluation. Under the claim, or in
   /// `deinit`.
@@ -108,7 +114,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       effects.append(.observation(Unmanaged.passRetained(observation)))
     }
     guard mark != old || updatingThread != 0 else { return }
-    if let flush { effects.append(.refresh(Unmanaged.passRetained(flush))) }
+    if let unmanagedFlush { effects.append(.refresh(unmanagedFlush.retain())) }
     for index in dependents.indices { stack.append(dependents[index]) }
   }
 
@@ -123,10 +129,16 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     }
   }
 
-  override func currentVersion(runner: Int) -> UInt64 {
-    let wakes = lockUpdated(runner: runner)
+  /// Under the graph's lock, held on return too: the version once
+  /// brought up to date, on the thread `runner`. Waiters on the claim
+  /// are woken with the lock given back for the moment (a waiter takes
+  /// its stripe's lock, then the graph's: never the other way round).
+  override func versionLocked(runner: Int) -> UInt64 {
+    guard mark != .clean, updateLocked(runner: runner) else { return version }
     let version = self.version
-    unlock(waking: wakes)
+    ComputedGraph.manualUnlock()
+    wakeWaiters()
+    ComputedGraph.manualLock()
     return version
   }
 
@@ -158,9 +170,12 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// update left. Returns whether threads wait for the claim: the caller
   /// wakes them (`wakeWaiters()`) after unlocking.
   ///
-  /// Claims the node, then, unlocked: a `check` asks each dependency for
-  /// its version, in the order of the last evaluation, and evaluates at
-  /// the first that moved; a `dirty` evaluates. The mark becomes `clean`
+  /// Claims the node. A `check` then asks each dependency for its
+  /// version, in the order of the last evaluation, still under the lock
+  /// (a computed dependency is brought up to date the same way, so a
+  /// walk down a graph of checks takes the lock once), and evaluates at
+  /// the first that moved; a `dirty` evaluates. Only the evaluation runs
+  /// unlocked: it runs the user's closure. The mark becomes `clean`
   /// unless a mark came meanwhile (then the next read updates again), or
   /// a dependency first read by this evaluation changed before this node
   /// was its dependent (that write told no one). A node another thread
@@ -174,32 +189,19 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       }
       updatingThread = runner
       let seen = notifications
-      let found = mark
-      ComputedGraph.manualUnlock()
-      let (stale, changed, added, dropped) = updateClaimed(found, runner: runner)
-      ComputedGraph.manualLock()
-      for index in added { dependencies[index].withSource { $0.addDependent(self) } }
-      for dependency in dropped { dependency.withSource { $0.removeDependent(self) } }
-      if changed {
-        commit()
-        version &+= 1
-      }
-      if notifications == seen {
-        mark = .clean
-        for index in added where dependencies[index].withSource({ $0.versionIfKnown() }) != dependencies[index].version
-        {
-          mark = .check
-          break
-        }
-      }
-      if stale, keepsEvaluated() || !dropped.isEmpty || !added.isEmpty {
-        // Still claimed: readers of the clean value go on, and no other
-        // thread touches the slots or the dependencies.
+      // The runner is the address of the thread's state.
+      let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
+      updatingParent = state.pointee.updating
+      state.pointee.updating = Unmanaged.passUnretained(self)
+      if mark == .dirty || dependencyMoved(runner: runner) {
         ComputedGraph.manualUnlock()
-        dropEvaluated()
-        for dependency in dropped { dependency.release() }
-        for index in added { dependencies[index].withSource { link($0) } }
+        let (changed, added, dropped) = Tracking.evaluate(self, in: state)
         ComputedGraph.manualLock()
+        state.pointee.updating = updatingParent
+        finishEvaluation(changed: changed, added: added, dropped: dropped, seen: seen)
+      } else {
+        state.pointee.updating = updatingParent
+        if notifications == seen { mark = .clean }
       }
       updatingThread = 0
       let wakes = hasWaiters
@@ -209,28 +211,47 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     return false
   }
 
-  /// The unlocked part of `updateLocked(runner:)`, under the claim:
-  /// whether it evaluated, whether the value changed, where the new
-  /// dependencies are, and the dropped ones.
-  private func updateClaimed(_ found: Mark, runner: Int) -> (Bool, Bool, Range<Int>, [ComputedDependency]) {
-    // The runner is the address of the thread's state.
-    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
-    updatingParent = state.pointee.updating
-    state.pointee.updating = Unmanaged.passUnretained(self)
-    defer { state.pointee.updating = updatingParent }
-    var stale = found == .dirty
-    if !stale {
-      for index in dependencies.indices {
-        let dependency = dependencies[index]
-        if dependency.withSource({ $0.currentVersion(runner: runner) }) != dependency.version {
-          stale = true
-          break
-        }
+  /// Whether a dependency of the last evaluation moved since it was
+  /// read, asked in the order of that evaluation. Under the claim and the
+  /// graph's lock (which a computed dependency's own evaluation gives
+  /// back for its duration).
+  private func dependencyMoved(runner: Int) -> Bool {
+    for index in dependencies.indices {
+      let dependency = dependencies[index]
+      if dependency.withSource({ $0.versionLocked(runner: runner) }) != dependency.version { return true }
+    }
+    return false
+  }
+
+  /// What `updateLocked(runner:)` does after an evaluation, under the
+  /// claim and the graph's lock: links the new dependencies and unlinks
+  /// the dropped ones, keeps a changed value, marks the node `clean` if
+  /// nothing came since the mark `seen`, and releases what is no longer
+  /// needed (with the lock given back meanwhile: a deinit may run user
+  /// code).
+  private func finishEvaluation(changed: Bool, added: Range<Int>, dropped: [ComputedDependency], seen: UInt64) {
+    for index in added { dependencies[index].withSource { $0.addDependent(self) } }
+    for dependency in dropped { dependency.withSource { $0.removeDependent(self) } }
+    if changed {
+      commit()
+      version &+= 1
+    }
+    if notifications == seen {
+      mark = .clean
+      for index in added where dependencies[index].withSource({ $0.versionIfKnown() }) != dependencies[index].version {
+        mark = .check
+        break
       }
     }
-    if !stale { return (false, false, dependencies.count..<dependencies.count, []) }
-    let (changed, added, dropped) = Tracking.evaluate(self, in: state)
-    return (true, changed, added, dropped)
+    if keepsEvaluated() || !dropped.isEmpty || !added.isEmpty {
+      // Still claimed: readers of the clean value go on, and no other
+      // thread touches the slots or the dependencies.
+      ComputedGraph.manualUnlock()
+      dropEvaluated()
+      for dependency in dropped { dependency.release() }
+      for index in added { dependencies[index].withSource { link($0) } }
+      ComputedGraph.manualLock()
+    }
   }
 
   /// Waits, with the graph's lock held on entry and on return, until the

@@ -386,7 +386,7 @@ class HolderObservation: ComputedSource, @unchecked Swift.Sendable {
     setHasDependents(dependents.count != 0)
   }
 
-  override func currentVersion(runner: Int) -> UInt64 { readVersion() }
+  override func versionLocked(runner: Int) -> UInt64 { readVersion() }
 
   override func versionIfKnown() -> UInt64? { readVersion() }
 
