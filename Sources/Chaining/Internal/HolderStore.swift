@@ -275,14 +275,21 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     // read Observation is told of.
     let context = DeliveryContext.current.state
     let tracked = context.pointee.trackingCount != 0
+    // Unretained: the store keeps its registrar from its first read on,
+    // and the caller keeps the store. Retaining it cost a retain and a
+    // release per read of a computed value's evaluation.
     let (result, registered, version) = withLock { state, _ in
       if !tracked { observationRead = true }
-      return (body(&state), self.observation ?? makeObservation(), self.version)
+      if self.observation == nil { _ = makeObservation() }
+      let registered = Unmanaged.passUnretained(self.observation.unsafelyUnwrapped)
+      return (body(&state), registered, self.version)
     }
-    if tracked {
-      Tracking.recordRead(of: registered, owner: subject, version: version, in: context)
-    } else {
-      registered.access()
+    registered._withUnsafeGuaranteedRef { registered in
+      if tracked {
+        Tracking.recordRead(of: registered, owner: subject, version: version, in: context)
+      } else {
+        registered.access()
+      }
     }
     return result
   }
