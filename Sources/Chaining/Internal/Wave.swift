@@ -319,11 +319,7 @@ extension DeliveryContext {
       // taken from the end, rather than searched each time (O(n²)). An
       // entry deferred meanwhile asks for another sort.
       if !state.pointee.waves.deferredSorted {
-        let ranks = state.pointee.waves.deferred.map {
-          $0.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }
-        }
-        let order = ranks.indices.sorted { ranks[$0] != ranks[$1] ? ranks[$0] > ranks[$1] : $0 > $1 }
-        state.pointee.waves.deferred = order.map { state.pointee.waves.deferred[$0] }
+        sortDeferred()
         state.pointee.waves.deferredSorted = true
       }
       return state.pointee.waves.deferred.removeLast()
@@ -338,6 +334,34 @@ extension DeliveryContext {
       }
     }
     return state.pointee.waves.deferred.remove(at: lowest)
+  }
+
+  /// Sorts the deferred combines highest rank first and, within a rank,
+  /// the latest first, by the ranks they have now (a rank another thread
+  /// raises meanwhile cannot make the comparisons disagree). The entries
+  /// are moved in place, one cycle of the order at a time: no entry is
+  /// copied, retained or released, and the sort allocates only its keys.
+  private func sortDeferred() {
+    var keys = state.pointee.waves.deferred.indices.map { index in
+      let flush = state.pointee.waves.deferred[index].flush
+      return (rank: flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }, index: index)
+    }
+    keys.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.index > $1.index }
+    // The entry at `keys[j].index` goes to `j`. Each cycle of that order
+    // is followed from its smallest position `i`, swapping the next entry
+    // of the cycle into place; a position done points at itself.
+    state.pointee.waves.deferred.withUnsafeMutableBufferPointer { entries in
+      for i in keys.indices {
+        var j = i
+        while keys[j].index != i {
+          let next = keys[j].index
+          entries.swapAt(j, next)
+          keys[j].index = j
+          j = next
+        }
+        keys[j].index = j
+      }
+    }
   }
 
   /// Sends `entry`'s combine through its gate, then releases what the

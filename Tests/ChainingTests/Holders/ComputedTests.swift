@@ -479,4 +479,19 @@ import Testing
     #expect(pairs.history.map { [$0.0, $0.1] } == [[1, 40], [11, 50]])
     withExtendedLifetime((chains, combined)) {}
   }
+
+  @Test func manyValuesOfOneRankSendInTheOrderTheyWereMarked() {
+    // 20 values that each read the head, each with a chain: more than
+    // the wave's end searches, so it sorts them. They send in the order
+    // the write marked them (the order they first read the head), as a
+    // search would, ties of rank included (taking the latest of a rank
+    // first sends 1 before 0).
+    let head = ValueHolder(0)
+    let values = (0..<20).map { index in Computed { head.value * 100 + index } }
+    let sent = Recorder<Int>()
+    let chains = values.map { $0.chain().do { sent.append($0 % 100) }.end() }
+    head.value = 1
+    #expect(sent.history == Array(0..<20))
+    withExtendedLifetime(chains) {}
+  }
 }
