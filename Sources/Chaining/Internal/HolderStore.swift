@@ -323,16 +323,18 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// that no claim on it is held while `onChange` runs.
   @usableFromInline @inline(never)
   func deliverObserved(_ observers: Observers, _ deliver: () -> Void) {
-    let observation = observation.unsafelyUnwrapped
+    // Unretained, as in `readUpdating`: the store keeps its registrar,
+    // and the writer keeps the store.
+    let observation = Unmanaged.passUnretained(observation.unsafelyUnwrapped)
     if observers.marksDependents {
       DeliveryContext.current.inWave {
         deliver()
-        ComputedGraph.changed(observation)
+        observation._withUnsafeGuaranteedRef { ComputedGraph.changed($0) }
       }
     } else {
       deliver()
     }
-    if observers.tellsObservation { observation.changed() }
+    if observers.tellsObservation { observation._withUnsafeGuaranteedRef { $0.changed() } }
   }
 }
 
