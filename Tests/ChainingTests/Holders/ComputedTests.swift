@@ -146,47 +146,52 @@ import Testing
     // claim, until the second has started its read: the second finds the
     // value claimed (unless it is slower than the first's release), waits
     // for it, and gets the same value without evaluating again.
-    final class Stop: @unchecked Swift.Sendable {
-      var enabled = false
-      let inside = DispatchSemaphore(value: 0)
-      let go = DispatchSemaphore(value: 0)
-    }
     let a = ValueHolder(0)
     let evaluations = Counter()
-    let stop = Stop()
+    let stop = StopInside()
     let tenfold = Computed { () -> Int in
       evaluations.count += 1
       let value = a.value * 10
-      if stop.enabled {
-        stop.enabled = false
-        stop.inside.signal()
-        stop.go.wait()
-      }
+      stop.here()
       return value
     }
     for round in 1...50 {
       a.value = round
-      stop.enabled = true
-      let results = Recorder<Int>()
-      let done = DispatchSemaphore(value: 0)
-      let reading = DispatchSemaphore(value: 0)
-      Thread {
-        results.append(tenfold.value)
-        done.signal()
-      }.start()
-      stop.inside.wait()
-      Thread {
-        reading.signal()
-        results.append(tenfold.value)
-        done.signal()
-      }.start()
-      reading.wait()
-      stop.go.signal()
-      done.wait()
-      done.wait()
-      #expect(results.history == [round * 10, round * 10])
+      let results = stop.read(tenfold, whileAnotherThreadStopsInside: tenfold)
+      #expect(results == [round * 10, round * 10])
     }
     #expect(evaluations.count == 50)
+  }
+
+  @Test func aCheckWaitsForADependencyAnotherThreadEvaluates() {
+    // `outer` reads `inner`, so a write marks `inner` dirty and `outer`
+    // check. The first thread reads `inner` and stops inside its closure,
+    // holding its claim; the second reads `outer`, whose check asks
+    // `inner` for its version with the graph's lock held, finds it
+    // claimed (unless it is slower than the first's release), waits for
+    // it with the lock given back, then evaluates `outer` once.
+    let a = ValueHolder(0)
+    let innerEvaluations = Counter()
+    let outerEvaluations = Counter()
+    let stop = StopInside()
+    let inner = Computed { () -> Int in
+      innerEvaluations.count += 1
+      let value = a.value * 10
+      stop.here()
+      return value
+    }
+    let outer = Computed { () -> Int in
+      outerEvaluations.count += 1
+      return inner.value + 1
+    }
+    #expect(outer.value == 1)
+    for round in 1...50 {
+      a.value = round
+      let results = stop.read(outer, whileAnotherThreadStopsInside: inner)
+      #expect(results.sorted() == [round * 10, round * 10 + 1])
+    }
+    #expect(innerEvaluations.count == 51)
+    #expect(outerEvaluations.count == 51)
   }
 
   @Test func readsInAnotherOrderOrTwiceKeepTheirDependencies() {
@@ -493,5 +498,50 @@ import Testing
     head.value = 1
     #expect(sent.history == Array(0..<20))
     withExtendedLifetime(chains) {}
+  }
+}
+
+/// Stops one evaluation inside its closure (`here()`), holding the value's
+/// claim, until a second thread has started reading.
+private final class StopInside: @unchecked Swift.Sendable {
+  // @unchecked: `enabled` is set before the first thread starts and
+  // cleared by it; the semaphores order the rest.
+  private var enabled = false
+  private let inside = DispatchSemaphore(value: 0)
+  private let go = DispatchSemaphore(value: 0)
+
+  /// Called by the closure: stops there the first time after `read`
+  /// enabled it.
+  func here() {
+    guard enabled else { return }
+    enabled = false
+    inside.signal()
+    go.wait()
+  }
+
+  /// Reads `stopped` on one thread, which stops inside its closure, then
+  /// `read` on another, and lets the first go on once the second has
+  /// started. Returns both results, the first thread's first.
+  func read(_ read: Computed<Int>, whileAnotherThreadStopsInside stopped: Computed<Int>) -> [Int] {
+    enabled = true
+    let first = Recorder<Int>()
+    let second = Recorder<Int>()
+    let done = DispatchSemaphore(value: 0)
+    let reading = DispatchSemaphore(value: 0)
+    Thread {
+      first.append(stopped.value)
+      done.signal()
+    }.start()
+    inside.wait()
+    Thread {
+      reading.signal()
+      second.append(read.value)
+      done.signal()
+    }.start()
+    reading.wait()
+    go.signal()
+    done.wait()
+    done.wait()
+    return first.history + second.history
   }
 }
