@@ -25,8 +25,9 @@
 /// safe for the same reason, where retaining the node (which may already
 /// be waiting in its `deinit` for this lock) would not be.
 ///
-/// The lock is held for marks, claims and list changes only, never while
-/// user code runs: an evaluation runs under its node's claim
+/// The lock is held for marks, claims, checks of the dependencies'
+/// versions and list changes only, never while user code runs: an
+/// evaluation runs under its node's claim
 /// (`ComputedNode.updatingThread`), and what the walk must tell runs
 /// after unlocking (`Effect`). Threads that read clean computed values
 /// take it briefly, one at a time; `ComputedTests` (8 readers, thread

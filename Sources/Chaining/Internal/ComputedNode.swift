@@ -39,7 +39,10 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   }
   /// `flush`, unretained, for the walk: retaining it from there is one
   /// retain, where binding the optional first cost a retain and a release
-  /// more per marked node with chains.
+  /// more per marked node with chains. Set with `flush`, under the same
+  /// lock, so the walk sees it only while `flush` keeps it (`ComputedTests`'
+  /// lifetime tests free values with chains, under the address sanitizer
+  /// in CI).
   @exclusivity(unchecked) private final var unmanagedFlush: Unmanaged<WaveFlush>?
 
   /// The dependencies of the last evaluation. Under the claim, or in
