@@ -56,7 +56,7 @@
  * whose `check` mark this model leaves out: a `check` asks its
  * dependencies for their versions with the graph's lock held (bringing a
  * computed one up to date the same way) and gives the lock back only to
- * evaluate, where this model's reader does.
+ * evaluate, as this model's reader does.
  */
 
 #ifndef WRITES
