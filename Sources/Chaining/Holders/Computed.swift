@@ -75,7 +75,7 @@ public final class Computed<Value>: Swift.Sendable {
   ///   - name: What the cycle check's message calls it; its type when nil.
   ///   - compute: The closure, evaluated on the reading thread.
   public init(name: String? = nil, _ compute: @escaping () -> Value) {
-    box = ComputedBox(name: name ?? "Computed<\(Value.self)>", compute: compute, areEqual: nil)
+    box = ComputedBox(name: name ?? "Computed<\(Value.self)>", compute: compute)
   }
 
   /// A computed value whose evaluation equal to the previous one is no
@@ -130,10 +130,20 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   @exclusivity(unchecked) private var sentVersion: UInt64 = 0
   @exclusivity(unchecked) private var hasSent = false
 
-  init(name: String, compute: @escaping () -> Value, areEqual: ((Value, Value) -> Bool)?) {
+  /// `areEqual` is not optional: an optional closure is stored at
+  /// another abstraction, and unwrapping it put two thunks on every call.
+  init(name: String, compute: @escaping () -> Value, areEqual: @escaping (Value, Value) -> Bool) {
     self.compute = compute
-    self.areEqual = areEqual ?? { _, _ in false }
-    comparesValues = areEqual != nil
+    self.areEqual = areEqual
+    comparesValues = true
+    super.init(name: name)
+  }
+
+  /// A value that is not compared: each evaluation is a change.
+  init(name: String, compute: @escaping () -> Value) {
+    self.compute = compute
+    areEqual = { _, _ in false }
+    comparesValues = false
     super.init(name: name)
   }
 
@@ -194,21 +204,32 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   }
 
   override func evaluate() -> Bool {
-    let new = compute()
+    // Into its slot at once: this code is generic, and each copy, move or
+    // destruction of a `Value` is a call through its type's witnesses.
+    evaluated.initialize(to: compute())
     // `cached` is written under the claim, which this thread holds.
-    if hasValue, comparesValues, areEqual(cached.pointee, new) { return false }
-    evaluated.initialize(to: new)
+    if hasValue, comparesValues, areEqual(cached.pointee, evaluated.pointee) {
+      if !_isPOD(Value.self) { evaluated.deinitialize(count: 1) }
+      return false
+    }
     hasEvaluated = true
     return true
   }
 
   override func commit() {
-    if hasValue {
-      swap(&cached.pointee, &evaluated.pointee)
-    } else {
+    if !hasValue {
       cached.moveInitialize(from: evaluated, count: 1)
       hasValue = true
       hasEvaluated = false
+    } else if _isPOD(Value.self) {
+      // Plain bits: copied over the old value, which needs no release,
+      // and the slot they came from is left as if empty.
+      UnsafeMutableRawPointer(cached).copyMemory(from: evaluated, byteCount: MemoryLayout<Value>.size)
+      hasEvaluated = false
+    } else {
+      // The old value waits in `evaluated`, to be released after
+      // unlocking (`dropEvaluated()`): its deinit may run user code.
+      swap(&cached.pointee, &evaluated.pointee)
     }
   }
 

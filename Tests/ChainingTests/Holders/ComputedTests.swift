@@ -141,6 +141,41 @@ import Testing
     #expect(evaluations.count == 20)
   }
 
+  @Test func aValueReplacedOrFoundEqualIsReleased() {
+    // A result equal to the value is released at once; a value replaced
+    // by a new result, once the update ends. Both for an `Equatable`
+    // value (compared) and another (each result a change).
+    final class Payload: Equatable, @unchecked Swift.Sendable {
+      let number: Int
+      let freed: Counter
+      init(_ number: Int, _ freed: Counter) {
+        self.number = number
+        self.freed = freed
+      }
+      deinit { freed.count += 1 }
+      static func == (lhs: Payload, rhs: Payload) -> Bool { lhs.number == rhs.number }
+    }
+    struct Unequatable: @unchecked Swift.Sendable { let payload: Payload }
+    let a = ValueHolder(0)
+    let freedCompared = Counter()
+    let freedUncompared = Counter()
+    let compared = Computed { Payload(a.value / 2, freedCompared) }
+    let uncompared = Computed { Unequatable(payload: Payload(a.value / 2, freedUncompared)) }
+    #expect(compared.value.number == 0)
+    #expect(uncompared.value.payload.number == 0)
+    a.value = 1  // the same half: the compared value keeps its payload
+    #expect(compared.value.number == 0)
+    #expect(uncompared.value.payload.number == 0)
+    #expect(freedCompared.count == 1)
+    #expect(freedUncompared.count == 1)
+    a.value = 2  // another half: both replace their payload
+    #expect(compared.value.number == 1)
+    #expect(uncompared.value.payload.number == 1)
+    #expect(freedCompared.count == 2)
+    #expect(freedUncompared.count == 2)
+    withExtendedLifetime((compared, uncompared)) {}
+  }
+
   @Test func aReaderWaitsForTheEvaluationAnotherThreadRuns() {
     // The first reader stops inside the closure, holding the value's
     // claim, until the second has started its read: the second finds the
