@@ -34,16 +34,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   @exclusivity(unchecked) final var observed = false
   /// The flush of the refreshes of the value's chains, made when the
   /// first chain subscribes; the walk retains it.
-  @exclusivity(unchecked) final var flush: WaveFlush? {
-    didSet { unmanagedFlush = flush.map(Unmanaged.passUnretained) }
-  }
-  /// `flush`, unretained, for the walk: retaining it from there is one
-  /// retain, where binding the optional first cost a retain and a release
-  /// more per marked node with chains. Set with `flush`, under the same
-  /// lock, so the walk sees it only while `flush` keeps it (`ComputedTests`'
-  /// lifetime tests free values with chains, under the address sanitizer
-  /// in CI).
-  @exclusivity(unchecked) private final var unmanagedFlush: Unmanaged<WaveFlush>?
+  @exclusivity(unchecked) final var flush: WaveFlush?
 
   /// The dependencies of the last evaluation. Under the claim, or in
   /// `deinit`.
@@ -117,7 +108,9 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       effects.append(.observation(Unmanaged.passRetained(observation)))
     }
     guard mark != old || updatingThread != 0 else { return }
-    if let unmanagedFlush { effects.append(.refresh(unmanagedFlush.retain())) }
+    // Not `if let`: binding the optional cost a retain and a release more
+    // per marked node with chains.
+    if flush != nil { effects.append(.refresh(Unmanaged.passRetained(flush.unsafelyUnwrapped))) }
     for index in dependents.indices { stack.append(dependents[index]) }
   }
 
@@ -139,8 +132,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   override func versionLocked(runner: Int) -> UInt64 {
     guard mark != .clean, updateLocked(runner: runner) else { return version }
     let version = self.version
-    ComputedGraph.manualUnlock()
-    wakeWaiters()
+    unlock(waking: true)
     ComputedGraph.manualLock()
     return version
   }
