@@ -409,6 +409,24 @@ import Testing
     withExtendedLifetime(observer) {}
   }
 
+  @Test func aValueMarkedTwiceInOneWaveSendsOnce() {
+    // Read between two writes of one wave, the value is marked twice:
+    // its chain still gets the wave's last value, once, at the wave's end.
+    let a = ValueHolder(1)
+    let double = Computed { a.value * 2 }
+    let received = Recorder<Int>()
+    let observer = double.chain().do { received.append($0) }.sync()
+    var read = 0
+    withBatchedUpdates {
+      a.value = 2
+      read = double.value
+      a.value = 3
+    }
+    #expect(read == 4)
+    #expect(received.history == [2, 6])
+    withExtendedLifetime(observer) {}
+  }
+
   @Test func aChainKeepsTheValueAlive() {
     let a = ValueHolder(1)
     let received = Recorder<Int>()
