@@ -256,7 +256,9 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   override var rankNode: any Ranked { core }
 
   /// Under the flush's gate: brings the value up to date and broadcasts
-  /// it to the chains if its version moved since the last broadcast.
+  /// it to the chains if its version moved since the last broadcast. So
+  /// a second refresh in one wave (a value marked again after a read)
+  /// sends nothing.
   private func refresh() {
     let wakes = lockUpdated(runner: DeliveryContext.current.runner)
     let value = cached.pointee

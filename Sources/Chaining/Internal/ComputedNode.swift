@@ -114,8 +114,11 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     for index in dependents.indices { stack.append(dependents[index]) }
   }
 
-  /// The run of a refresh effect under the flush's gate: at the end of
-  /// the wave, or at once outside one.
+  /// The run of a refresh effect under the flush's gate, for a write
+  /// made inside a chain's run (whose causes the wave's entry keeps) or
+  /// outside a wave: joins the wave's end, or sends at once. A write
+  /// outside every run, in a wave, skips the gate
+  /// (`DeliveryContext.deferRefresh(_:)`).
   static func refresh(_ flush: WaveFlush) {
     let context = DeliveryContext.current
     if context.isInWave {
