@@ -1,3 +1,5 @@
+import _ChainingThreadContext
+
 // MARK: - sendTo
 
 extension Chain {
@@ -39,18 +41,16 @@ extension Chain {
   ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
     isolated(to: isolation).linked(to: receiver).appendingLast { downstream in
-      // A value holder: its store, held weakly, which only the holder
-      // keeps (and frees with it). A weak reference moves the object it
-      // names to slower reference counting; the holder is retained and
-      // released on every write and read, the store almost never. About
-      // a tenth of kairo's diamond and deep (Performance.md).
+      // A value holder: its store, which only the holder keeps (and frees
+      // with it), through a link that does not keep it alive (see
+      // `StoreLink`).
       if let holder = receiver as? ValueHolder<Value> {
-        let store = holder.store
+        let link = StoreLink(holder.store)
         guard let downstream else {
-          return { [weak store] value in store?.replace(with: value) { $0 } }
+          return { value in link.send(value) }
         }
-        return { [weak store] value in
-          store?.replace(with: value) { $0 }
+        return { value in
+          link.send(value)
           downstream(value)
         }
       }
@@ -117,6 +117,53 @@ extension Chain {
         RankGraph.building(into: receiver, in: context) { build(downstream, context) }
       }
     }
+  }
+}
+
+/// A `sendTo` step's hold on a value holder's store: the store's memory,
+/// not its life, as a weak reference, without a weak reference's cost.
+///
+/// A weak reference gives the object it names a side table, and every
+/// retain and release of that object then takes the runtime's slow path
+/// through it: the weak load and the release after each write were 40%
+/// of a chain of holders' time per hop (`holder chain 1000`, perf). This
+/// link holds an unowned reference, which keeps only the store's memory
+/// allocated, and retains the store for each write with the runtime's
+/// `swift_tryRetain`, which fails once the store's deinit has begun (the
+/// holder is gone): the write is then skipped, as the weak reference's
+/// nil was. So the store is freed with its holder, its state with it, and
+/// a write either retains it before its last release, and runs on a live
+/// store, or finds it going and does nothing. Checked by
+/// `SendToTests.sendToHoldsTheReceiverWeakly` (the store freed, a later
+/// write skipped) and `aHolderFreedWhileAnotherThreadSendsToItIsSkipped`
+/// (under the thread sanitizer).
+@usableFromInline
+final class StoreLink<Value>: @unchecked Swift.Sendable {
+  // @unchecked: both references are set once, in `init`, and the store
+  // guards itself.
+
+  /// Keeps the store's memory allocated after its deinit, so that
+  /// `send(_:)` may ask it whether it is alive. Never read: a read of an
+  /// unowned reference stops the program once the deinit has begun.
+  private unowned let pin: HolderStore<Value, Value>
+  /// The store, unretained.
+  @usableFromInline let store: Unmanaged<HolderStore<Value, Value>>
+
+  @usableFromInline
+  init(_ store: HolderStore<Value, Value>) {
+    pin = store
+    self.store = .passUnretained(store)
+  }
+
+  /// Writes `value` to the store, as the holder's setter does, unless
+  /// the holder is gone. Any thread.
+  @inlinable @inline(__always)
+  func send(_ value: Value) {
+    guard _chaining_try_retain(store.toOpaque()) != nil else { return }
+    store._withUnsafeGuaranteedRef { $0.replace(with: value) { $0 } }
+    // May be the last release, when the holder went meanwhile: the store
+    // is then freed here.
+    store.release()
   }
 }
 

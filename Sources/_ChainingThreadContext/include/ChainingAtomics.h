@@ -71,4 +71,27 @@ CHAINING_ATOMIC_INTEGER_FUNCTIONS(word, uintptr_t)
 #undef CHAINING_ATOMIC_INTEGER_FUNCTIONS
 #undef CHAINING_ATOMIC_FUNCTIONS
 
+// The Swift runtime's conditional retain, for a reference that must not
+// keep its object alive (see `StoreLink` in Chain+SendTo.swift).
+//
+// A weak reference gives its object a side table, and from then on every
+// retain and release of the object takes the runtime's slow path through
+// it. An unowned reference keeps only the object's memory, in its inline
+// count, and this function then asks the object itself whether it is
+// still alive. It is the runtime's own (`SWIFT_RUNTIME_EXPORT` in the
+// runtime's HeapObject.h, with the C calling convention, exported by
+// libswiftCore on every platform), and what loading a weak reference
+// does on the side table.
+
+/// Retains the native Swift object `object` and returns it; returns null,
+/// retaining nothing, once the object's deinit has begun (its strong count
+/// reached zero). `object`'s memory must still be allocated: an unowned
+/// reference keeps it.
+void *_Nullable swift_tryRetain(void *_Nonnull object);
+
+/// `swift_tryRetain`, under a name of this library's.
+static inline __attribute__((always_inline)) void *_Nullable _chaining_try_retain(void *_Nonnull object) {
+  return swift_tryRetain(object);
+}
+
 #endif

@@ -1,4 +1,5 @@
 import Chaining
+import Dispatch
 import Testing
 
 @Suite struct ChainSendToTests {
@@ -61,6 +62,48 @@ import Testing
     #expect(watched.history == [1, 2])
     #expect(after.history == [1, 2, 3])
     withExtendedLifetime(observers) {}
+  }
+
+  /// One thread writes through `sendTo` into a holder while another
+  /// drops the holder's last reference: each write either reaches the
+  /// live holder or is skipped, in order, and the rest of the chain gets
+  /// every value (see `StoreLink`; run under the thread sanitizer).
+  @Test func aHolderFreedWhileAnotherThreadSendsToItIsSkipped() {
+    final class Slot: @unchecked Swift.Sendable {
+      // @unchecked: set before the threads start, cleared by one of them.
+      var holder: ValueHolder<Int>?
+    }
+    let writes = 1_000
+    for _ in 0..<50 {
+      let source = ValueHolder(0)
+      let slot = Slot()
+      let watched = Recorder<Int>()
+      let after = Recorder<Int>()
+      weak var weakHolder: ValueHolder<Int>?
+      var observers: [Observer] = []
+      do {
+        let holder = ValueHolder(0)
+        weakHolder = holder
+        slot.holder = holder
+        observers.append(holder.chain().do { watched.append($0) }.end())
+        observers.append(source.chain().sendTo(holder).do { after.append($0) }.end())
+      }
+      DispatchQueue.concurrentPerform(iterations: 2) { thread in
+        if thread == 0 {
+          for value in 1...writes { source.value = value }
+        } else {
+          // Drops the holder once writes reach it: the writes go on.
+          while watched.history.count < 10 {}
+          slot.holder = nil
+        }
+      }
+      #expect(weakHolder == nil)
+      #expect(after.history == Array(1...writes))
+      let reached = watched.history
+      #expect(reached.count >= 10)
+      #expect(reached == Array(1...reached.count))
+      withExtendedLifetime(observers) {}
+    }
   }
 
   @Test func sendToARetainedReceiverKeepsItUntilInvalidation() {
