@@ -23,7 +23,9 @@ extension DeliveryContext {
   /// Takes a cause past the first `scanned` out of `deep`.
   @usableFromInline @inline(never)
   func removeDeep(_ gate: Unmanaged<DeliveryGate>, at count: Int) {
-    state.pointee.deep.remove(gate.takeUnretainedValue())
+    // Borrowed: `takeUnretainedValue()` retained and released the gate,
+    // on every pop past `scanned` (a tenth of a deep chain's hop).
+    gate._withUnsafeGuaranteedRef { state.pointee.deep.remove($0) }
     // Here rather than on every pop: `memo` describes more than
     // `scanned` causes, so the first pop below it comes this way.
     if count < state.pointee.memoCount { dropMemo(to: count) }
