@@ -134,9 +134,11 @@ extension Chain {
 /// nil was. So the store is freed with its holder, its state with it, and
 /// a write either retains it before its last release, and runs on a live
 /// store, or finds it going and does nothing. Checked by
-/// `SendToTests.sendToHoldsTheReceiverWeakly` (the store freed, a later
-/// write skipped) and `aHolderFreedWhileAnotherThreadSendsToItIsSkipped`
-/// (under the thread sanitizer).
+/// `ChainSendToTests.sendToAValueHolderHoldsNeitherItNorItsValue` (the
+/// holder and its value freed, a later write skipped) and
+/// `aHolderFreedWhileAnotherThreadSendsToItIsSkipped` (one thread writes
+/// while another frees the holder, also under the thread sanitizer; it
+/// crashes when `send(_:)` writes without the conditional retain).
 @usableFromInline
 final class StoreLink<Value>: @unchecked Swift.Sendable {
   // @unchecked: both references are set once, in `init`, and the store
