@@ -96,10 +96,11 @@ enum ComputedGraph {
         observation._withUnsafeGuaranteedRef { $0.changed() }
         observation.release()
       case .refresh(let flush):
-        if state.pointee.waves.open != 0, state.pointee.count == 0, state.pointee.base == nil {
+        let context = DeliveryContext(state: state)
+        if context.isInWave, state.pointee.count == 0, state.pointee.base == nil {
           // The common case: a write outside every chain's run. The
           // entry takes over the effect's retain.
-          DeliveryContext(state: state).deferRefresh(flush)
+          context.deferRefresh(flush)
         } else {
           flush._withUnsafeGuaranteedRef {
             $0.gate.deliver($0, to: ComputedNode.refresh, dropsEchoes: false, in: .current)

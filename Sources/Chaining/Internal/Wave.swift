@@ -189,8 +189,7 @@ extension DeliveryContext {
     } else if count > 1 {
       arena = retainFlushCauses()
     }
-    state.pointee.waves.deferredSorted = false
-    state.pointee.waves.deferred.append(
+    appendDeferred(
       WaveFlush.Entry(
         // Retained here, released by `send(_:)` once the pair is sent or
         // queued: the entry keeps the combine alive even when a handler of
@@ -201,6 +200,12 @@ extension DeliveryContext {
         arena: arena
       )
     )
+  }
+
+  /// Adds `entry` to the wave's deferred flushes, to be sent at its end.
+  private func appendDeferred(_ entry: WaveFlush.Entry) {
+    state.pointee.waves.deferredSorted = false
+    state.pointee.waves.deferred.append(entry)
     state.pointee.waves.deferredCount += 1
   }
 
@@ -224,12 +229,8 @@ extension DeliveryContext {
   /// duplicate.
   func deferRefresh(_ flush: Unmanaged<WaveFlush>) {
     let level = state.pointee.waves.level
-    flush._withUnsafeGuaranteedRef { flush in
-      if level > flush.rank.load(ordering: .relaxed) { _ = flush.raise(to: level) }
-    }
-    state.pointee.waves.deferredSorted = false
-    state.pointee.waves.deferred.append(WaveFlush.Entry(flush: flush, hop: nil, causes: nil, arena: 0..<0))
-    state.pointee.waves.deferredCount += 1
+    flush._withUnsafeGuaranteedRef { $0.learn(level: level) }
+    appendDeferred(WaveFlush.Entry(flush: flush, hop: nil, causes: nil, arena: 0..<0))
   }
 
   /// Appends the buffer's causes, retained, to `flushCauses`, and returns

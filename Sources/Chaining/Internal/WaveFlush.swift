@@ -125,8 +125,7 @@ final class WaveFlush: @unchecked Swift.Sendable {
   /// unless already in it.
   @usableFromInline
   func changed(in context: DeliveryContext) {
-    let level = context.state.pointee.waves.level
-    if level > rank.load(ordering: .relaxed) { _ = raise(to: level) }
+    learn(level: context.state.pointee.waves.level)
     let runner = context.runner
     if deferredBy == runner || (!alsoDeferredBy.isEmpty && alsoDeferredBy.contains(runner)) { return }
     if deferredBy == 0 {
@@ -135,6 +134,13 @@ final class WaveFlush: @unchecked Swift.Sendable {
       alsoDeferredBy.append(runner)
     }
     context.deferFlush(self)
+  }
+
+  /// Raises the rank to `level`, the level a value came at, when it is
+  /// below. Atomic: no gate needed.
+  @inline(__always)
+  func learn(level: Int) {
+    if level > rank.load(ordering: .relaxed) { _ = raise(to: level) }
   }
 
   /// Called under the gate for the entry of the thread `runner`, by the

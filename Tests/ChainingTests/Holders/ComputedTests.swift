@@ -184,12 +184,7 @@ import Testing
     let a = ValueHolder(0)
     let evaluations = Counter()
     let stop = StopInside()
-    let tenfold = Computed { () -> Int in
-      evaluations.count += 1
-      let value = a.value * 10
-      stop.here()
-      return value
-    }
+    let tenfold = stop.tenfold(of: a, counting: evaluations)
     for round in 1...50 {
       a.value = round
       let results = stop.read(tenfold, whileAnotherThreadStopsInside: tenfold)
@@ -209,12 +204,7 @@ import Testing
     let innerEvaluations = Counter()
     let outerEvaluations = Counter()
     let stop = StopInside()
-    let inner = Computed { () -> Int in
-      innerEvaluations.count += 1
-      let value = a.value * 10
-      stop.here()
-      return value
-    }
+    let inner = stop.tenfold(of: a, counting: innerEvaluations)
     let outer = Computed { () -> Int in
       outerEvaluations.count += 1
       return inner.value + 1
@@ -570,6 +560,17 @@ private final class StopInside: @unchecked Swift.Sendable {
     enabled = false
     inside.signal()
     go.wait()
+  }
+
+  /// Ten times `a`'s value, each evaluation counted in `evaluations`, and
+  /// stopped inside (`here()`) after the read.
+  func tenfold(of a: ValueHolder<Int>, counting evaluations: ComputedTests.Counter) -> Computed<Int> {
+    Computed { () -> Int in
+      evaluations.count += 1
+      let value = a.value * 10
+      self.here()
+      return value
+    }
   }
 
   /// Reads `stopped` on one thread, which stops inside its closure, then
