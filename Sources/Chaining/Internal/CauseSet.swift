@@ -7,13 +7,14 @@
 /// of the depth).
 ///
 /// Thread-local, like the context that owns it: no lock, no atomics. An
-/// open-addressing table of gate addresses with a count each (a gate may be
-/// a cause twice, once installed from a queued value and once its own),
+/// open-addressing table of keys (a running gate's address, or a captured
+/// gate's id: see `DeliveryContext`'s "Keys") with a count each (a key may
+/// be a cause twice),
 /// probed linearly; a removal shifts the entries after it back, so that
 /// there are no tombstones. At most half full.
 @usableFromInline
 struct CauseSet {
-  /// The gates' addresses; 0 marks an empty slot.
+  /// The keys; 0 marks an empty slot.
   var keys: UnsafeMutablePointer<UInt>? = nil
   /// How many times each slot's gate is a cause.
   var counts: UnsafeMutablePointer<Int>? = nil
@@ -24,7 +25,8 @@ struct CauseSet {
 
   /// The slot a key's probe starts at.
   func home(of key: UInt) -> Int {
-    // Gates are at least 16-byte aligned: the low bits say nothing.
+    // Gates are at least 16-byte aligned, and ids are 1 modulo 16: the
+    // low bits say nothing.
     Int(truncatingIfNeeded: (key >> 4) &* 0x9E37_79B9_7F4A_7C15) & (capacity - 1)
   }
 
@@ -39,8 +41,12 @@ struct CauseSet {
     return nil
   }
 
+  func contains(key: UInt) -> Bool {
+    slot(of: key) != nil
+  }
+
   func contains(_ gate: DeliveryGate) -> Bool {
-    slot(of: Self.key(gate)) != nil
+    contains(key: Self.key(gate))
   }
 
   /// The value of `key`'s slot (its count, or its position in a
@@ -66,7 +72,11 @@ struct CauseSet {
 
   /// Adds one occurrence of `gate`.
   mutating func insert(_ gate: DeliveryGate) {
-    let key = Self.key(gate)
+    insert(key: Self.key(gate))
+  }
+
+  /// Adds one occurrence of `key`.
+  mutating func insert(key: UInt) {
     if let index = slot(of: key) {
       counts.unsafelyUnwrapped[index] += 1
     } else {
@@ -87,8 +97,13 @@ struct CauseSet {
 
   /// Removes one occurrence of `gate`, which must be there.
   mutating func remove(_ gate: DeliveryGate) {
-    guard var hole = slot(of: Self.key(gate)) else {
-      preconditionFailure("CauseSet.remove(_:): the gate is not a cause")
+    remove(key: Self.key(gate))
+  }
+
+  /// Removes one occurrence of `key`, which must be there.
+  mutating func remove(key: UInt) {
+    guard var hole = slot(of: key) else {
+      preconditionFailure("CauseSet.remove(key:): \(key) is not a cause")
     }
     let keys = keys.unsafelyUnwrapped
     let counts = counts.unsafelyUnwrapped

@@ -4,37 +4,39 @@ import _ChainingThreadContext
 
 /// Pushed first when a node of causes is installed, so that the buffer is
 /// not empty then and `isCaused(by:)` keeps its one-compare exit for a
-/// delivery with no cause at all; never a value's gate, so the search
-/// never finds it. (An object of the module, made once, never freed.)
-let installedMark = DeliveryGate(held: false)
+/// delivery with no cause at all: a key of the form of a gate's id (odd)
+/// that no gate is given (the first is 17, see `DeliveryGate.id`), so the
+/// search never finds it.
+let installedMark: UInt = 1
 
-/// One link of a persistent list of causes: the gates a capture added on
-/// top of its parent's, outermost first. Immutable once made, shared by
-/// every value captured on the same path (see `DeliveryContext.capture()`).
+/// One link of a persistent list of causes: the gates' ids a capture
+/// added on top of its parent's, outermost first. Immutable once made,
+/// shared by every value captured on the same path (see
+/// `DeliveryContext.capture()`).
 @usableFromInline
 final class CauseNode {
   /// The causes before these; nil at the root.
   private(set) var parent: CauseNode?
-  /// This link's gates, retained.
-  let gates: [DeliveryGate]
+  /// This link's causes: their gates' ids (`DeliveryGate.id`).
+  let ids: [UInt]
   /// How many causes the list has, this link's and its parents'.
   let count: Int
   /// The causes as a table, when there are more than
   /// `DeliveryContext.scanned`: the parent's, grown in place when the
   /// parent is its last node and it is not frozen, so that making a link
-  /// costs O(its gates) and `contains` O(1), however long the path.
+  /// costs O(its ids) and `contains` O(1), however long the path.
   let path: CausePath?
   /// The buffer's count when the capturing thread made it: this link
-  /// describes the buffer's causes `end - gates.count ..< end` on top of
+  /// describes the buffer's causes `end - ids.count ..< end` on top of
   /// the installed ones (for that thread's `memo` only).
   let end: Int
 
-  init(parent: CauseNode?, gates: [DeliveryGate], end: Int) {
+  init(parent: CauseNode?, ids: [UInt], end: Int) {
     self.parent = parent
-    self.gates = gates
+    self.ids = ids
     self.end = end
     let parentCount = parent?.count ?? 0
-    count = parentCount + gates.count
+    count = parentCount + ids.count
     if count <= DeliveryContext.scanned {
       path = nil
       return
@@ -48,19 +50,29 @@ final class CauseNode {
       path = CausePath(base: nil, limit: 0)
       path.append(parent?.all ?? [])
     }
-    path.append(gates)
+    path.append(ids)
     self.path = path
+  }
+
+  /// A node of `gates`' ids (for tests).
+  convenience init(parent: CauseNode?, gates: [DeliveryGate], end: Int) {
+    self.init(parent: parent, ids: gates.map(\.id), end: end)
+  }
+
+  /// Whether the gate whose id is `id` is one of the causes.
+  func contains(id: UInt) -> Bool {
+    if let path { return path.contains(id, below: count) }
+    var node: CauseNode? = self
+    while let current = node {
+      if current.ids.contains(id) { return true }
+      node = current.parent
+    }
+    return false
   }
 
   /// Whether `gate` is one of the causes.
   func contains(_ gate: DeliveryGate) -> Bool {
-    if let path { return path.contains(gate, below: count) }
-    var node: CauseNode? = self
-    while let current = node {
-      if current.gates.contains(where: { $0 === gate }) { return true }
-      node = current.parent
-    }
-    return false
+    contains(id: gate.id)
   }
 
   deinit {
@@ -76,51 +88,58 @@ final class CauseNode {
     }
   }
 
-  /// All the causes, outermost first.
-  var all: [DeliveryGate] {
+  /// All the causes' ids, outermost first.
+  var all: [UInt] {
     var links: [CauseNode] = []
     var node: CauseNode? = self
     while let current = node {
       links.append(current)
       node = current.parent
     }
-    return links.reversed().flatMap(\.gates)
+    return links.reversed().flatMap(\.ids)
   }
 }
 
-/// The chains a queued value had passed through when it was queued.
+/// The chains a queued value had passed through when it was queued: their
+/// gates' ids (`DeliveryGate.id`), which keep no gate alive and are never
+/// given to another gate.
 ///
 /// @unchecked: created by the queuing thread, read once by the delivering
 /// thread after the hand-over through a lock.
 @usableFromInline
 struct Causes: @unchecked Swift.Sendable {
   /// The only cause, when there is exactly one, or the first of two; then
-  /// `copied` and `node` are empty.
-  @usableFromInline let single: DeliveryGate?
-  /// The second of exactly two causes, kept without allocating.
-  @usableFromInline let second: DeliveryGate?
-  /// A few causes (two to `DeliveryContext.scanned`), outermost first,
+  /// `copied` and `node` are empty. 0 when there is none.
+  @usableFromInline let single: UInt
+  /// The second of exactly two causes, kept without allocating; or 0.
+  @usableFromInline let second: UInt
+  /// A few causes (three to `DeliveryContext.scanned`), outermost first,
   /// captured with none installed.
-  @usableFromInline let copied: [DeliveryGate]
+  @usableFromInline let copied: [UInt]
   /// The causes, when there are more, or they came installed.
   @usableFromInline let node: CauseNode?
 
   /// No cause.
   @usableFromInline static var none: Causes { Causes(copied: []) }
 
-  /// The causes `gates`, outermost first: copied, or a node when there
-  /// are more than `DeliveryContext.scanned`.
+  /// The causes whose ids are `ids`, outermost first: copied, or a node
+  /// when there are more than `DeliveryContext.scanned`.
   @usableFromInline
-  init(gates: [DeliveryGate]) {
-    if gates.count > DeliveryContext.scanned {
-      self.init(node: CauseNode(parent: nil, gates: gates, end: gates.count))
+  init(ids: [UInt]) {
+    if ids.count > DeliveryContext.scanned {
+      self.init(node: CauseNode(parent: nil, ids: ids, end: ids.count))
     } else {
-      self.init(copied: gates)
+      self.init(copied: ids)
     }
   }
 
+  /// The causes `gates`, outermost first (for tests).
+  init(gates: [DeliveryGate]) {
+    self.init(ids: gates.map(\.id))
+  }
+
   @usableFromInline
-  init(single: DeliveryGate, second: DeliveryGate? = nil) {
+  init(single: UInt, second: UInt = 0) {
     self.single = single
     self.second = second
     copied = []
@@ -128,29 +147,29 @@ struct Causes: @unchecked Swift.Sendable {
   }
 
   @usableFromInline
-  init(copied: [DeliveryGate]) {
-    single = nil
-    second = nil
+  init(copied: [UInt]) {
+    single = 0
+    second = 0
     self.copied = copied
     node = nil
   }
 
   @usableFromInline
   init(node: CauseNode) {
-    single = nil
-    second = nil
+    single = 0
+    second = 0
     copied = []
     self.node = node
   }
 
-  /// The causes, outermost first.
-  var gates: [DeliveryGate] {
-    if let single { return second.map { [single, $0] } ?? [single] }
+  /// The causes' ids, outermost first.
+  var ids: [UInt] {
+    if single != 0 { return second != 0 ? [single, second] : [single] }
     return node?.all ?? copied
   }
 }
 
-/// The causes of deep paths as one table of gate addresses, each with the
+/// The causes of deep paths as one table of gates' ids, each with the
 /// position it was first added at: a node of `count` causes on the path
 /// has as causes the keys at positions below `count`, so every node of a
 /// path that grows link by link shares one table, and adding a link costs
@@ -160,8 +179,7 @@ struct Causes: @unchecked Swift.Sendable {
 /// below `tip`), or from a path that is `frozen`, starts a path of its own
 /// on top of it (`base`, of which it sees the positions below `baseLimit`):
 /// the table only ever grows at its tip. Positions at or past a node's
-/// count, of links made since on other branches (whose gates may be gone
-/// and their addresses reused), are not its causes, whatever their key.
+/// count, of links made since on other branches, are not its causes.
 ///
 /// Thread-confined while it grows: only the thread that made it adds to
 /// it. A capture whose causes may reach another thread freezes the path
@@ -219,9 +237,9 @@ final class CausePath: @unchecked Swift.Sendable {
     table.deallocate()
   }
 
-  /// Adds `gates` at the next positions (a gate already there keeps its
+  /// Adds `ids` at the next positions (an id already there keeps its
   /// first).
-  func append(_ gates: [DeliveryGate]) {
+  func append(_ ids: [UInt]) {
     #if CHAINING_INTERNAL_CHECKS
     precondition(!frozen, "CausePath: grown once frozen")
     precondition(
@@ -229,15 +247,16 @@ final class CausePath: @unchecked Swift.Sendable {
       "CausePath: grown by a thread that did not make it"
     )
     #endif
-    reserve(gates.count)
-    // Read as addresses (a native class reference is one), which touches
-    // no reference count: `CauseSet.key(_:)` of each gate.
-    gates.withUnsafeBytes { bytes in
-      for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt>.stride) {
-        table.insert(bytes.load(fromByteOffset: offset, as: UInt.self), at: tip)
-        tip += 1
-      }
+    reserve(ids.count)
+    for id in ids {
+      table.insert(id, at: tip)
+      tip += 1
     }
+  }
+
+  /// Adds `gates`' ids (for tests).
+  func append(_ gates: [DeliveryGate]) {
+    append(gates.map(\.id))
   }
 
   /// Makes room for `added` more keys, in the thread's spare table when
@@ -254,9 +273,9 @@ final class CausePath: @unchecked Swift.Sendable {
     table = spare
   }
 
-  /// Whether `gate` is at a position below `count`, here or in the bases.
-  func contains(_ gate: DeliveryGate, below count: Int) -> Bool {
-    let key = CauseSet.key(gate)
+  /// Whether the gate whose id is `key` is at a position below `count`,
+  /// here or in the bases.
+  func contains(_ key: UInt, below count: Int) -> Bool {
     // Unretained: each path keeps its base alive, and the caller this one.
     var path = Unmanaged.passUnretained(self)
     var limit = count

@@ -1,46 +1,76 @@
 // MARK: - The causes
 
 /// The causes of the value being delivered, on the thread's stack of
-/// gates: pushed and popped by each run, searched for echoes, captured
+/// keys: pushed and popped by each run, searched for echoes, captured
 /// when a value is queued or deferred, and installed again when it runs
 /// (Internals.md, "Echoes").
+///
+/// ### Keys
+/// A run pushes its gate's address: the gate is alive while its run is
+/// on the stack, and the address costs nothing to compare. A captured
+/// cause is the gate's id (`DeliveryGate.id`): the value may wait while
+/// the gate is freed, and its address given to a new gate. Installing
+/// captured causes pushes their ids and sets `installed`; only then does
+/// `isCaused(by:)` look for the gate's id too. The two kinds never
+/// collide: an address is a multiple of 16, an id is 1 modulo 16.
+/// `CauseSetTests` checks the search against the whole list, installed
+/// and captured at random, and that a freed gate's address given to a new
+/// one is not taken for a cause.
 extension DeliveryContext {
   @inlinable @inline(__always)
   func push(_ gate: DeliveryGate) {
+    push(key: UInt(bitPattern: Unmanaged.passUnretained(gate).toOpaque()))
+  }
+
+  /// Pushes a cause's key: a running gate's address, or a captured id.
+  @inlinable @inline(__always)
+  func push(key: UInt) {
     let count = state.pointee.count
     if count == state.pointee.capacity { grow() }
-    state.pointee.causes.unsafelyUnwrapped[count] = Unmanaged.passUnretained(gate)
+    state.pointee.causes.unsafelyUnwrapped[count] = key
     state.pointee.count = count &+ 1
-    if count >= Self.scanned { addDeep(gate) }
+    if count >= Self.scanned { addDeep(key) }
   }
 
   /// Adds a cause past the first `scanned` to `deep`.
   @usableFromInline @inline(never)
-  func addDeep(_ gate: DeliveryGate) {
-    state.pointee.deep.insert(gate)
+  func addDeep(_ key: UInt) {
+    state.pointee.deep.insert(key: key)
   }
 
   /// Takes a cause past the first `scanned` out of `deep`.
   @usableFromInline @inline(never)
-  func removeDeep(_ gate: Unmanaged<DeliveryGate>, at count: Int) {
-    // Borrowed: `takeUnretainedValue()` retained and released the gate,
-    // on every pop past `scanned` (a tenth of a deep chain's hop).
-    gate._withUnsafeGuaranteedRef { state.pointee.deep.remove($0) }
+  func removeDeep(_ key: UInt, at count: Int) {
+    state.pointee.deep.remove(key: key)
     // Here rather than on every pop: `memo` describes more than
     // `scanned` causes, so the first pop below it comes this way.
     if count < state.pointee.memoCount { dropMemo(to: count) }
   }
 
-  /// Whether `gate` is among the causes past the first `scanned`.
+  /// Whether `key` is among the causes past the first `scanned`.
   @usableFromInline @inline(never)
-  func isDeepCause(_ gate: DeliveryGate) -> Bool {
-    state.pointee.deep.contains(gate)
+  func isDeepCause(_ key: UInt) -> Bool {
+    state.pointee.deep.contains(key: key)
+  }
+
+  /// The id of the cause `key`: itself when it is one, else the id of the
+  /// gate at that address, whose run is on this thread's stack.
+  @inline(__always)
+  static func id(of key: UInt) -> UInt {
+    if key & 1 != 0 { return key }
+    return gate(at: key)._withUnsafeGuaranteedRef { $0.id }
+  }
+
+  /// The running gate whose address is the key `key`.
+  @inline(__always)
+  static func gate(at key: UInt) -> Unmanaged<DeliveryGate> {
+    Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: key).unsafelyUnwrapped)
   }
 
   @usableFromInline
   func grow() {
     let capacity = max(8, state.pointee.capacity * 2)
-    let causes = UnsafeMutablePointer<Unmanaged<DeliveryGate>>.allocate(capacity: capacity)
+    let causes = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
     if let old = state.pointee.causes {
       causes.moveInitialize(from: old, count: state.pointee.count)
       old.deallocate()
@@ -56,21 +86,30 @@ extension DeliveryContext {
     // Not 0 while a node is installed: `installedMark` is pushed with it.
     if count == 0 { return false }
     let causes = state.pointee.causes.unsafelyUnwrapped
-    let target = Unmanaged.passUnretained(gate).toOpaque()
-    for index in 0..<min(count, Self.scanned) where causes[index].toOpaque() == target {
+    let target = UInt(bitPattern: Unmanaged.passUnretained(gate).toOpaque())
+    for index in 0..<min(count, Self.scanned) where causes[index] == target {
       return true
     }
-    if count > Self.scanned && isDeepCause(gate) { return true }
-    return state.pointee.base != nil && isBaseCause(gate)
+    if count > Self.scanned && isDeepCause(target) { return true }
+    return state.pointee.installed && isInstalledCause(gate)
   }
 
-  /// Whether `gate` is among the installed causes of a queued value.
+  /// Whether `gate` is among the installed causes of a queued or deferred
+  /// value: its id in the buffer, or in `base`.
   @usableFromInline @inline(never)
-  func isBaseCause(_ gate: DeliveryGate) -> Bool {
-    state.pointee.baseRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.contains(gate) }
+  func isInstalledCause(_ gate: DeliveryGate) -> Bool {
+    let id = gate.id
+    let count = state.pointee.count
+    let causes = state.pointee.causes.unsafelyUnwrapped
+    for index in 0..<min(count, Self.scanned) where causes[index] == id {
+      return true
+    }
+    if count > Self.scanned && isDeepCause(id) { return true }
+    guard let base = state.pointee.baseRef else { return false }
+    return base._withUnsafeGuaranteedRef { $0.contains(id: id) }
   }
 
-  /// The causes, retained, for a value that is queued for later. One
+  /// The causes, as ids, for a value that is queued for later. One
   /// cause (a chain written straight on its source: the common case) is
   /// kept without allocating.
   ///
@@ -91,15 +130,15 @@ extension DeliveryContext {
     let count = state.pointee.count
     if state.pointee.base == nil && count <= Self.scanned {
       guard count > 0, let causes = state.pointee.causes else { return .none }
-      if count == 1 { return Causes(single: causes[0].takeUnretainedValue()) }
+      if count == 1 { return Causes(single: Self.id(of: causes[0])) }
       // Two (a value queued after a holder's chain and one more): kept
       // inline too. A deferred combine keeps a few in the thread's
       // buffer instead (`WaveFlush.Entry.arena`).
       if count == 2 {
-        return Causes(single: causes[0].takeUnretainedValue(), second: causes[1].takeUnretainedValue())
+        return Causes(single: Self.id(of: causes[0]), second: Self.id(of: causes[1]))
       }
       // A few causes: copied, as cheap as a node and installed by pushing.
-      return Causes(copied: (0..<count).map { causes[$0].takeUnretainedValue() })
+      return Causes(copied: (0..<count).map { Self.id(of: causes[$0]) })
     }
     let node = captureNode()
     if !confined { node.path?.freeze() }
@@ -119,7 +158,7 @@ extension DeliveryContext {
     let parent = memo ?? state.pointee.base
     if start == count, let parent { return parent }
     let causes = state.pointee.causes.unsafelyUnwrapped
-    let node = CauseNode(parent: parent, gates: (start..<count).map { causes[$0].takeUnretainedValue() }, end: count)
+    let node = CauseNode(parent: parent, ids: (start..<count).map { Self.id(of: causes[$0]) }, end: count)
     if count > Self.scanned {
       state.pointee.memo = node
       state.pointee.memoCount = count
@@ -136,7 +175,7 @@ extension DeliveryContext {
     var node = state.pointee.memo
     var covered = state.pointee.memoCount
     while covered > count, let current = node {
-      covered = current.end - current.gates.count
+      covered = current.end - current.ids.count
       node = current.parent
     }
     if covered <= first {
@@ -159,12 +198,15 @@ extension DeliveryContext {
         if let node = causes.node {
           state.pointee.base = node
           state.pointee.baseRef = Unmanaged.passUnretained(node)
-          push(installedMark)
-        } else if let single = causes.single {
-          push(single)
-          if let second = causes.second { push(second) }
-        } else {
-          for cause in causes.copied { push(cause) }
+          state.pointee.installed = true
+          push(key: installedMark)
+        } else if causes.single != 0 {
+          state.pointee.installed = true
+          push(key: causes.single)
+          if causes.second != 0 { push(key: causes.second) }
+        } else if !causes.copied.isEmpty {
+          state.pointee.installed = true
+          for id in causes.copied { push(key: id) }
         }
         if let gate { push(gate) }
       },
@@ -174,15 +216,15 @@ extension DeliveryContext {
   }
 
   /// Runs `body` with the causes `flushCauses[range]` installed (a
-  /// deferred combine's, see `WaveFlush.Entry.arena`), then releases them.
+  /// deferred combine's, see `WaveFlush.Entry.arena`).
   func run(withFlushCauses range: Range<Int>, _ body: () -> Void) {
     replacingCauses(
       {
-        for index in range { push(state.pointee.waves.flushCauses[index].takeUnretainedValue()) }
+        state.pointee.installed = !range.isEmpty
+        for index in range { push(key: state.pointee.waves.flushCauses[index]) }
       },
       body
     )
-    for index in range { state.pointee.waves.flushCauses[index].release() }
   }
 
   /// Runs `body` with the thread's causes replaced by what `install`
@@ -193,6 +235,8 @@ extension DeliveryContext {
     let savedBase = state.pointee.base
     let savedMemo = state.pointee.memo
     let savedMemoCount = state.pointee.memoCount
+    let savedInstalled = state.pointee.installed
+    state.pointee.installed = false
     state.pointee.count = 0
     state.pointee.deep.removeAll()
     state.pointee.memo = nil
@@ -207,6 +251,7 @@ extension DeliveryContext {
     state.pointee.baseRef = savedBase.map { Unmanaged.passUnretained($0) }
     state.pointee.memo = savedMemo
     state.pointee.memoCount = savedMemoCount
-    for cause in own { push(cause.takeUnretainedValue()) }
+    state.pointee.installed = savedInstalled
+    for key in own { push(key: key) }
   }
 }

@@ -25,8 +25,10 @@ import Android
 ///
 /// The context is a pointer to the thread's state, which lives until the
 /// thread ends: handing it around costs no reference counting, and the
-/// causes are a plain buffer of unretained gates, each kept alive by the
-/// delivery it belongs to or by the queued value whose causes were installed.
+/// causes are a plain buffer of keys: the address of a gate whose run is
+/// on this thread's stack (which keeps it alive), or the id of a gate a
+/// queued or deferred value passed (`DeliveryGate.id`, installed with the
+/// value; the gate itself may be gone).
 @usableFromInline
 struct DeliveryContext {
   @usableFromInline
@@ -38,10 +40,14 @@ struct DeliveryContext {
     @usableFromInline var stackLimit: UInt = 0
     @usableFromInline var count = 0
     @usableFromInline var capacity = 0
-    @usableFromInline var causes: UnsafeMutablePointer<Unmanaged<DeliveryGate>>? = nil
+    @usableFromInline var causes: UnsafeMutablePointer<UInt>? = nil
     /// The causes past the first `DeliveryContext.scanned`, also kept as a
     /// set, so that `isCaused(by:)` costs O(1) however deep the delivery.
     @usableFromInline var deep = CauseSet()
+    /// Whether causes were installed (`run(with:adding:_:)`): ids in the
+    /// buffer, or `base`. Only then does `isCaused(by:)` look for the
+    /// gate's id as well as its address.
+    @usableFromInline var installed = false
     /// The causes a queued or deferred value brought with it, installed by
     /// `run(with:adding:_:)`: shared with the value, not copied into the
     /// buffer, which holds only the causes pushed since. Nil when none.

@@ -125,8 +125,32 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// (`awaitTurn(in:)`). Guarded by the stripe's lock.
   @exclusivity(unchecked) var overLimit = false
 
+  /// Whether a thread that reaches `handOffLimit` hands the gate over:
+  /// true for a chain's gate, a join's and `flatMapLatest`'s, whose steps
+  /// run on whichever thread delivers; false for a hop's, whose steps must
+  /// run on its queue or actor, the only place its values come from.
+  let handsOff: Bool
+
   /// The writers waiting in `awaitTurn(in:)`. Guarded by the stripe's lock.
-  @exclusivity(unchecked) var waiters = 0
+  /// 32 bits, in one word with `overLimit` and `handsOff`: with `id` the
+  /// gate is then 64 bytes, no larger than before it had one.
+  @exclusivity(unchecked) var waiters: Int32 = 0
+
+  /// The gate's name among the causes a value carries once it is queued
+  /// or deferred (`Causes`): given once, from a counter of the process,
+  /// and never given again, so a captured cause needs no reference to
+  /// its gate. A retained gate cost a retain when its causes were
+  /// captured and a release when they were dropped, a fifth of cellx's
+  /// time; an unretained address could be a freed gate's, reused by a
+  /// new one, which would then drop a value as its echo. An id is odd
+  /// (1 modulo 16), so that it never equals a gate's address (16-byte
+  /// aligned) in the thread's buffer of causes (see
+  /// `DeliveryContext.push(key:)`). `CauseSetTests` checks both.
+  let id: UInt
+
+  /// The next gate's `id`: 64 bits, which no process wraps. Relaxed: the
+  /// ids only need to differ.
+  private static let ids = AtomicReference<UInt>(allocatedWith: 17)
 
   /// How many values queued by other threads a thread runs, each time it
   /// holds the gate, before it hands the gate over to a writer waiting for
@@ -145,12 +169,6 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   /// `turnWait`, which only tests change (before any value arrives), so
   /// that a waiter outlasts a thread that the machine's load holds back.
   @exclusivity(unchecked) var turnWait = DeliveryGate.turnWait
-
-  /// Whether a thread that reaches `handOffLimit` hands the gate over:
-  /// true for a chain's gate, a join's and `flatMapLatest`'s, whose steps
-  /// run on whichever thread delivers; false for a hop's, whose steps must
-  /// run on its queue or actor, the only place its values come from.
-  let handsOff: Bool
 
   @usableFromInline
   struct Queued {
@@ -179,6 +197,7 @@ final class DeliveryGate: @unchecked Swift.Sendable {
   init(held: Bool, handsOff: Bool = true) {
     words = (held ? DeliveryContext.current.runner : 0, 0)
     self.handsOff = handsOff
+    id = Self.ids.wrappingAdd(16, ordering: .relaxed).oldValue
   }
 
   /// Runs `body` holding the lock of the gate's ParkingLot stripe, which

@@ -40,12 +40,12 @@ extension DeliveryContext {
     /// every entry deferred.
     var deferredSorted = false
     /// The causes of deferred combines that have a few (`Entry.arena`),
-    /// each retained until its entry is sent: one buffer, reused wave
+    /// their gates' ids, kept until the entry is sent: one buffer, reused wave
     /// after wave, so deferring a combine reached through several chains
     /// allocates nothing. Emptied down to `flushCausesFloor` when a
     /// flush ends; a wave of its own (`runAsOwnWave`) raises the floor
     /// over the entries of the wave it interrupts.
-    var flushCauses: [Unmanaged<DeliveryGate>] = []
+    var flushCauses: [UInt] = []
     var flushCausesFloor = 0
     /// The rank of the combine being sent by the wave's end, plus one, or
     /// `Int.min` when none is: what a combine reached from here learns as
@@ -178,8 +178,11 @@ extension DeliveryContext {
     // `GlitchFreeTests.aHopEndsTheWaveAndEachDeliveryAfterItStartsOne` (a
     // combine after hops) under the thread sanitizer.
     let count = state.pointee.count
-    let own = Unmanaged.passUnretained(flush.gate)
+    let own = UInt(bitPattern: Unmanaged.passUnretained(flush.gate).toOpaque())
     let innermost = count == 0 ? own : state.pointee.causes.unsafelyUnwrapped[count - 1]
+    // A gate's address, not an installed id: the run that pushed it is on
+    // this thread's stack (see above).
+    precondition(innermost & 1 == 0, "DeliveryContext.deferFlush(_:): a combine's side ran under no gate")
     // Past `scanned`, or with causes installed, a node; a few, in the
     // thread's buffer; the gate alone, none.
     var causes: Causes? = nil
@@ -187,7 +190,7 @@ extension DeliveryContext {
     if count > Self.scanned || state.pointee.base != nil {
       causes = capture(confined: true)
     } else if count > 1 {
-      arena = retainFlushCauses()
+      arena = copyFlushCauses()
     }
     appendDeferred(
       WaveFlush.Entry(
@@ -195,7 +198,7 @@ extension DeliveryContext {
         // queued: the entry keeps the combine alive even when a handler of
         // this wave invalidates its chain (its gate then drops the send).
         flush: .passRetained(flush),
-        hop: innermost.toOpaque() == own.toOpaque() ? nil : innermost.retain(),
+        hop: innermost == own ? nil : Self.gate(at: innermost).retain(),
         causes: causes,
         arena: arena
       )
@@ -233,12 +236,12 @@ extension DeliveryContext {
     appendDeferred(WaveFlush.Entry(flush: flush, hop: nil, causes: nil, arena: 0..<0))
   }
 
-  /// Appends the buffer's causes, retained, to `flushCauses`, and returns
+  /// Appends the ids of the buffer's causes to `flushCauses`, and returns
   /// where they are.
-  private func retainFlushCauses() -> Range<Int> {
+  private func copyFlushCauses() -> Range<Int> {
     let start = state.pointee.waves.flushCauses.count
     let causes = state.pointee.causes.unsafelyUnwrapped
-    for index in 0..<state.pointee.count { state.pointee.waves.flushCauses.append(causes[index].retain()) }
+    for index in 0..<state.pointee.count { state.pointee.waves.flushCauses.append(Self.id(of: causes[index])) }
     return start..<state.pointee.waves.flushCauses.count
   }
 
@@ -324,7 +327,7 @@ extension DeliveryContext {
       }
       state.pointee.waves.level = saved
     }
-    // Every entry of this flush was sent and released its causes.
+    // Every entry of this flush was sent: its causes are done with.
     let floor = state.pointee.waves.flushCausesFloor
     if state.pointee.waves.flushCauses.count > floor {
       state.pointee.waves.flushCauses.removeLast(state.pointee.waves.flushCauses.count - floor)

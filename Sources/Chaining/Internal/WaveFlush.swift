@@ -33,7 +33,7 @@ final class WaveFlush: @unchecked Swift.Sendable {
     /// installed, a captured node; otherwise, with two to `scanned`, in
     /// `arena`.
     let causes: Causes?
-    /// Where the causes are in the thread's `flushCauses`, retained
+    /// Where the causes' ids are in the thread's `flushCauses`
     /// (empty when none are there).
     let arena: Range<Int>
   }

@@ -217,7 +217,7 @@ import Testing
     // word it released to, which the waiter's turn changed.
     let gate = DeliveryGate(held: false)
     let context = DeliveryContext.current
-    for (waiters, taken) in [(0, false), (0, true), (1, false)] {
+    for (waiters, taken) in [(Int32(0), false), (0, true), (1, false)] {
       let idle = gate.claim(in: context) ?? -1
       #expect(idle & ~DeliveryGate.generations == 0)
       ParkingLot.shared.withLock(gate) { gate.waiters = waiters }
