@@ -95,18 +95,22 @@ extension DeliveryContext {
   }
 
   /// Whether `gate` is among the installed causes of a queued or deferred
-  /// value: its id in the buffer, or in `base`.
+  /// value: in `base`, when a node is installed (the buffer then holds
+  /// only `installedMark` and what runs pushed since, never an id: an
+  /// install replaces the buffer's causes, it does not add to them);
+  /// otherwise its id in the buffer.
   @usableFromInline @inline(never)
   func isInstalledCause(_ gate: DeliveryGate) -> Bool {
     let id = gate.id
+    if let base = state.pointee.baseRef {
+      return base._withUnsafeGuaranteedRef { $0.contains(id: id) }
+    }
     let count = state.pointee.count
     let causes = state.pointee.causes.unsafelyUnwrapped
     for index in 0..<min(count, Self.scanned) where causes[index] == id {
       return true
     }
-    if count > Self.scanned && isDeepCause(id) { return true }
-    guard let base = state.pointee.baseRef else { return false }
-    return base._withUnsafeGuaranteedRef { $0.contains(id: id) }
+    return count > Self.scanned && isDeepCause(id)
   }
 
   /// The causes, as ids, for a value that is queued for later. One
