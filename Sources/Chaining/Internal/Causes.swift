@@ -113,8 +113,9 @@ struct Causes: @unchecked Swift.Sendable {
   @usableFromInline let single: UInt
   /// The second of exactly two causes, kept without allocating; or 0.
   @usableFromInline let second: UInt
-  /// A few causes (three to `DeliveryContext.scanned`), outermost first,
-  /// captured with none installed.
+  /// A few causes (up to `DeliveryContext.scanned`; a capture keeps one
+  /// or two in `single` and `second`), outermost first, captured with
+  /// none installed.
   @usableFromInline let copied: [UInt]
   /// The causes, when there are more, or they came installed.
   @usableFromInline let node: CauseNode?
