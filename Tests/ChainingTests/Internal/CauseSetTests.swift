@@ -304,7 +304,6 @@ import Testing
       #expect(reused > 0)
     }.wait()
   }
-
 }
 
 /// Runs `gate` on the thread by hand (`enter`), and notes it in `stack`,
