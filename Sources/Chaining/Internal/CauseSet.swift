@@ -45,10 +45,6 @@ struct CauseSet {
     slot(of: key) != nil
   }
 
-  func contains(_ gate: DeliveryGate) -> Bool {
-    contains(key: Self.key(gate))
-  }
-
   /// The value of `key`'s slot (its count, or its position in a
   /// `CausePath`), or nil when it is not there.
   func value(of key: UInt) -> Int? {
@@ -70,11 +66,6 @@ struct CauseSet {
     }
   }
 
-  /// Adds one occurrence of `gate`.
-  mutating func insert(_ gate: DeliveryGate) {
-    insert(key: Self.key(gate))
-  }
-
   /// Adds one occurrence of `key`.
   mutating func insert(key: UInt) {
     if let index = slot(of: key) {
@@ -93,11 +84,6 @@ struct CauseSet {
     keys[index] = key
     counts.unsafelyUnwrapped[index] = value
     occupied += 1
-  }
-
-  /// Removes one occurrence of `gate`, which must be there.
-  mutating func remove(_ gate: DeliveryGate) {
-    remove(key: Self.key(gate))
   }
 
   /// Removes one occurrence of `key`, which must be there.
@@ -161,6 +147,8 @@ struct CauseSet {
     oldCounts.deallocate()
   }
 
+  /// A running gate's key: its address (see `DeliveryContext`'s "Keys").
+  @inlinable @inline(__always)
   static func key(_ gate: DeliveryGate) -> UInt {
     UInt(bitPattern: Unmanaged.passUnretained(gate).toOpaque())
   }

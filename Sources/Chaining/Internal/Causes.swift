@@ -54,11 +54,6 @@ final class CauseNode {
     self.path = path
   }
 
-  /// A node of `gates`' ids (for tests).
-  convenience init(parent: CauseNode?, gates: [DeliveryGate], end: Int) {
-    self.init(parent: parent, ids: gates.map(\.id), end: end)
-  }
-
   /// Whether the gate whose id is `id` is one of the causes.
   func contains(id: UInt) -> Bool {
     if let path { return path.contains(id, below: count) }
@@ -68,11 +63,6 @@ final class CauseNode {
       node = current.parent
     }
     return false
-  }
-
-  /// Whether `gate` is one of the causes.
-  func contains(_ gate: DeliveryGate) -> Bool {
-    contains(id: gate.id)
   }
 
   deinit {
@@ -132,11 +122,6 @@ struct Causes: @unchecked Swift.Sendable {
     } else {
       self.init(copied: ids)
     }
-  }
-
-  /// The causes `gates`, outermost first (for tests).
-  init(gates: [DeliveryGate]) {
-    self.init(ids: gates.map(\.id))
   }
 
   @usableFromInline
@@ -253,11 +238,6 @@ final class CausePath: @unchecked Swift.Sendable {
       table.insert(id, at: tip)
       tip += 1
     }
-  }
-
-  /// Adds `gates`' ids (for tests).
-  func append(_ gates: [DeliveryGate]) {
-    append(gates.map(\.id))
   }
 
   /// Makes room for `added` more keys, in the thread's spare table when

@@ -19,7 +19,7 @@
 extension DeliveryContext {
   @inlinable @inline(__always)
   func push(_ gate: DeliveryGate) {
-    push(key: UInt(bitPattern: Unmanaged.passUnretained(gate).toOpaque()))
+    push(key: CauseSet.key(gate))
   }
 
   /// Pushes a cause's key: a running gate's address, or a captured id.
@@ -85,13 +85,19 @@ extension DeliveryContext {
     let count = state.pointee.count
     // Not 0 while a node is installed: `installedMark` is pushed with it.
     if count == 0 { return false }
+    if holds(CauseSet.key(gate), count: count) { return true }
+    return state.pointee.installed && isInstalledCause(gate)
+  }
+
+  /// Whether the buffer's `count` causes hold `key`: searched in the
+  /// first `scanned`, asked of `deep` past them.
+  @inlinable @inline(__always)
+  func holds(_ key: UInt, count: Int) -> Bool {
     let causes = state.pointee.causes.unsafelyUnwrapped
-    let target = UInt(bitPattern: Unmanaged.passUnretained(gate).toOpaque())
-    for index in 0..<min(count, Self.scanned) where causes[index] == target {
+    for index in 0..<min(count, Self.scanned) where causes[index] == key {
       return true
     }
-    if count > Self.scanned && isDeepCause(target) { return true }
-    return state.pointee.installed && isInstalledCause(gate)
+    return count > Self.scanned && isDeepCause(key)
   }
 
   /// Whether `gate` is among the installed causes of a queued or deferred
@@ -105,12 +111,7 @@ extension DeliveryContext {
     if let base = state.pointee.baseRef {
       return base._withUnsafeGuaranteedRef { $0.contains(id: id) }
     }
-    let count = state.pointee.count
-    let causes = state.pointee.causes.unsafelyUnwrapped
-    for index in 0..<min(count, Self.scanned) where causes[index] == id {
-      return true
-    }
-    return count > Self.scanned && isDeepCause(id)
+    return holds(id, count: state.pointee.count)
   }
 
   /// The causes, as ids, for a value that is queued for later. One

@@ -178,7 +178,7 @@ extension DeliveryContext {
     // `GlitchFreeTests.aHopEndsTheWaveAndEachDeliveryAfterItStartsOne` (a
     // combine after hops) under the thread sanitizer.
     let count = state.pointee.count
-    let own = UInt(bitPattern: Unmanaged.passUnretained(flush.gate).toOpaque())
+    let own = CauseSet.key(flush.gate)
     let innermost = count == 0 ? own : state.pointee.causes.unsafelyUnwrapped[count - 1]
     // A gate's address, not an installed id: the run that pushed it is on
     // this thread's stack (see above).
