@@ -139,10 +139,17 @@ extension Chain {
 /// `aHolderFreedWhileAnotherThreadSendsToItIsSkipped` (one thread writes
 /// while another frees the holder, also under the thread sanitizer; it
 /// crashes when `send(_:)` writes without the conditional retain).
+///
+/// A value, kept in the step's closure context, so that a write loads no
+/// object of its own before the store. The compiler must keep `pin`
+/// there although nothing reads it:
+/// `aSendToLinkPinsTheStoresMemoryUntilTheChainGoes` counts the store's
+/// unowned references (it fails with `unowned(unsafe)`, which pins
+/// nothing), in the debug and the optimized runs of the suite.
 @usableFromInline
-final class StoreLink<Value>: @unchecked Swift.Sendable {
-  // @unchecked: both references are set once, in `init`, and the store
-  // guards itself.
+struct StoreLink<Value>: @unchecked Swift.Sendable {
+  // @unchecked: both references are constants, and the store guards
+  // itself.
 
   /// Keeps the store's memory allocated after its deinit, so that
   /// `send(_:)` may ask it whether it is alive. Never read: a read of an

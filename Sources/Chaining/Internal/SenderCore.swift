@@ -347,8 +347,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   @usableFromInline
   static func deliver(_ value: Value, to list: Unmanaged<SlotList>, below limit: UInt64, in context: DeliveryContext) {
     list._withUnsafeGuaranteedRef { list in
-      for index in 0..<list.count {
-        subscription(in: list, at: index)?._withUnsafeGuaranteedRef { subscription in
+      list.forEachEntry { entry in
+        Unmanaged<Subscription>.fromOpaque(entry.toOpaque())._withUnsafeGuaranteedRef { subscription in
           if subscription.serial < limit {
             subscription.gate.deliver(
               value,
@@ -388,8 +388,8 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
         }
         return
       }
-      for index in 0..<list.count {
-        subscription(in: list, at: index)?._withUnsafeGuaranteedRef { subscription in
+      list.forEachEntry { entry in
+        Unmanaged<Subscription>.fromOpaque(entry.toOpaque())._withUnsafeGuaranteedRef { subscription in
           subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes, in: context)
         }
       }

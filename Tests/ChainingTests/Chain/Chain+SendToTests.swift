@@ -1,6 +1,7 @@
-import Chaining
 import Dispatch
 import Testing
+
+@testable import Chaining
 
 @Suite struct ChainSendToTests {
   @Test func sendToCallsReceiveAndPassesTheValueOn() {
@@ -62,6 +63,30 @@ import Testing
     #expect(watched.history == [1, 2])
     #expect(after.history == [1, 2, 3])
     withExtendedLifetime(observers) {}
+  }
+
+  /// A `sendTo` link into a holder keeps the memory of the holder's store
+  /// (an unowned reference, so that `swift_tryRetain` may still ask it
+  /// whether it is alive after the holder went), and gives it back with
+  /// the chain. The link is a value in the step's closure: a field the
+  /// closure never reads, which the compiler must keep.
+  @Test func aSendToLinkPinsTheStoresMemoryUntilTheChainGoes() {
+    let source = ValueHolder(0)
+    let holder = ValueHolder(0)
+    // Read first: the holder's registrar, made by the first read, holds
+    // its store unowned too.
+    #expect(holder.value == 0)
+    let unowned = _getUnownedRetainCount(holder.store)
+    do {
+      let observers = (0..<3).map { _ in source.chain().map { $0 + 1 }.sendTo(holder).end() }
+      #expect(_getUnownedRetainCount(holder.store) == unowned + 3)
+      source.value = 1
+      #expect(holder.value == 2)
+      observers[0].invalidate()
+      #expect(_getUnownedRetainCount(holder.store) == unowned + 2)
+      withExtendedLifetime(observers) {}
+    }
+    #expect(_getUnownedRetainCount(holder.store) == unowned)
   }
 
   /// One thread writes through `sendTo` into a holder while another
