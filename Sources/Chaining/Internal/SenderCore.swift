@@ -348,7 +348,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
   static func deliver(_ value: Value, to list: Unmanaged<SlotList>, below limit: UInt64, in context: DeliveryContext) {
     list._withUnsafeGuaranteedRef { list in
       list.forEachEntry { entry in
-        Unmanaged<Subscription>.fromOpaque(entry.toOpaque())._withUnsafeGuaranteedRef { subscription in
+        subscription(entry)._withUnsafeGuaranteedRef { subscription in
           if subscription.serial < limit {
             subscription.gate.deliver(
               value,
@@ -378,34 +378,29 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     //    (`_SenderCore.awaitRunAlone(of:)`).
     list._withUnsafeGuaranteedRef { list in
       if list.count == 1 {
-        subscription(in: list, at: 0)?._withUnsafeGuaranteedRef { subscription in
-          subscription.gate.deliverAlone(
-            value,
-            to: subscription.handler,
-            dropsEchoes: subscription.dropsEchoes,
-            in: context
-          )
+        if let head = list.head {
+          subscription(head)._withUnsafeGuaranteedRef { subscription in
+            subscription.gate.deliverAlone(
+              value,
+              to: subscription.handler,
+              dropsEchoes: subscription.dropsEchoes,
+              in: context
+            )
+          }
         }
         return
       }
       list.forEachEntry { entry in
-        Unmanaged<Subscription>.fromOpaque(entry.toOpaque())._withUnsafeGuaranteedRef { subscription in
+        subscription(entry)._withUnsafeGuaranteedRef { subscription in
           subscription.gate.deliver(value, to: subscription.handler, dropsEchoes: subscription.dropsEchoes, in: context)
         }
       }
     }
   }
 
-  /// The subscription in slot `index` of `list`, unretained. Every entry
-  /// of this core's lists is one of its `Subscription`s.
-  ///
-  /// With `guard`, not `Optional.map`: where `Value` is not known (a
-  /// `Computed`'s refresh), `map` is not specialized, and each call looked
-  /// up the metadata of `Unmanaged<Subscription>` in the runtime's cache,
-  /// a tenth of kairo's `repeated` with `Computed`.
+  /// `entry`, one of this core's `Subscription`s, as its typed self.
   @inlinable @inline(__always)
-  static func subscription(in list: SlotList, at index: Int) -> Unmanaged<Subscription>? {
-    guard let entry = list.unmanaged(at: index) else { return nil }
-    return Unmanaged.fromOpaque(entry.toOpaque())
+  static func subscription(_ entry: Unmanaged<SubscriptionBase>) -> Unmanaged<Subscription> {
+    Unmanaged.fromOpaque(entry.toOpaque())
   }
 }
