@@ -40,20 +40,13 @@ extension Chain {
     isolation: isolated (any Actor)? = #isolation
   ) -> Chain<Value, Source>
   where Receiver.ReceiveValue == Value {
-    isolated(to: isolation).linked(to: receiver).appendingLast { downstream in
-      // A value holder: its store, which only the holder keeps (and frees
-      // with it), through a link that does not keep it alive (see
-      // `StoreLink`).
-      if let holder = receiver as? ValueHolder<Value> {
-        let link = StoreLink(holder.store)
-        guard let downstream else {
-          return { value in link.send(value) }
-        }
-        return { value in
-          link.send(value)
-          downstream(value)
-        }
-      }
+    // A value holder: its store, which only the holder keeps (and frees
+    // with it), through a link that does not keep it alive (see
+    // `StoreLink`).
+    if let holder = receiver as? ValueHolder<Value> {
+      return isolated(to: isolation).sendingToStore(of: holder)
+    }
+    return isolated(to: isolation).linked(to: receiver).appendingLast { downstream in
       guard let downstream else {
         return { [weak receiver] value in receiver?.receive(value: value) }
       }
@@ -100,6 +93,76 @@ extension Chain {
 }
 
 extension Chain {
+  /// The `sendTo` step into a value holder's store, with the holder's core
+  /// linked in the graph of ranks (see `linked(to:)`).
+  ///
+  /// Right after `map`, `filter` and `compactMap` steps composed since the
+  /// source (see `Steps`), the write joins their function: one closure
+  /// holds both the composed steps and the `StoreLink`. Behind a closure
+  /// of its own, each value would load one more object and make one more
+  /// call, and each link would allocate one more context: in a chain of
+  /// holders, a hop is one such step.
+  @inlinable
+  consuming func sendingToStore(of holder: ValueHolder<Value>) -> Chain {
+    let store = holder.store
+    switch steps {
+    case .mapped(let head, let transform):
+      return writing(to: store) { link, downstream, context in
+        guard let downstream else {
+          return head({ link.send(transform($0)) }, context)
+        }
+        head(
+          { source in
+            let value = transform(source)
+            link.send(value)
+            downstream(value)
+          },
+          context
+        )
+      }
+    case .filtered(let head, let transform):
+      return writing(to: store) { link, downstream, context in
+        guard let downstream else {
+          return head({ if let value = transform($0) { link.send(value) } }, context)
+        }
+        head(
+          { source in
+            guard let value = transform(source) else { return }
+            link.send(value)
+            downstream(value)
+          },
+          context
+        )
+      }
+    case .source, .guarded, .built:
+      let build = self.build
+      return writing(to: store) { link, downstream, context in
+        guard let downstream else {
+          return build({ link.send($0) }, context)
+        }
+        build(
+          { value in
+            link.send(value)
+            downstream(value)
+          },
+          context
+        )
+      }
+    }
+  }
+
+  /// A chain whose build runs `build` with a new link to `store`, linked
+  /// to the store's core in the graph of ranks (see `linked(to:)`).
+  @inlinable
+  func writing(
+    to store: HolderStore<Value, Value>,
+    _ build: @escaping (StoreLink<Value>, _ downstream: ((Value) -> Void)?, _ context: _ChainContext) -> Void
+  ) -> Chain {
+    Chain(isolation: isolation) { downstream, context in
+      RankGraph.building(intoCore: store.core, in: context) { build(StoreLink(store), downstream, context) }
+    }
+  }
+
   /// The chain, its build so far linked to `receiver`'s sender core in
   /// the graph of ranks, when it has one (a holder, see `RankGraph`): a
   /// `sendTo` step's writes then rank the joins that read `receiver`

@@ -78,15 +78,79 @@ import Testing
     #expect(holder.value == 0)
     let unowned = _getUnownedRetainCount(holder.store)
     do {
-      let observers = (0..<3).map { _ in source.chain().map { $0 + 1 }.sendTo(holder).end() }
-      #expect(_getUnownedRetainCount(holder.store) == unowned + 3)
+      // Each form of the link's closure: after composed steps or not,
+      // with steps after it or not.
+      let observers = [
+        source.chain().sendTo(holder).end(),
+        source.chain().sendTo(holder).do { _ in }.end(),
+        source.chain().compactMap { $0 + 1 }.sendTo(holder).end(),
+        source.chain().compactMap { $0 + 1 }.sendTo(holder).do { _ in }.end(),
+        source.chain().map { $0 + 2 }.sendTo(holder).do { _ in }.end(),
+        source.chain().map { $0 + 3 }.sendTo(holder).end(),
+      ]
+      #expect(_getUnownedRetainCount(holder.store) == unowned + 6)
       source.value = 1
-      #expect(holder.value == 2)
-      observers[0].invalidate()
-      #expect(_getUnownedRetainCount(holder.store) == unowned + 2)
+      #expect(holder.value == 4)
+      for (index, observer) in observers.enumerated() {
+        observer.invalidate()
+        #expect(_getUnownedRetainCount(holder.store) == unowned + 5 - UInt(index))
+      }
       withExtendedLifetime(observers) {}
     }
     #expect(_getUnownedRetainCount(holder.store) == unowned)
+  }
+
+  /// A `sendTo` into a holder right after `map`, `filter` and
+  /// `compactMap` steps joins their composed function (one closure per
+  /// link): each value those steps pass on is written, in order, and
+  /// handed to the steps after; a value they drop reaches neither; the
+  /// synced value goes the same way; and a holder that went is skipped
+  /// while the later steps still run.
+  @Test func sendToAHolderAfterComposedStepsWritesWhatTheyPassOn() {
+    let source = ValueHolder(1)
+    let mappedAfter = Recorder<Int>()
+    let compactedAfter = Recorder<Int>()
+    let mapped = ValueHolder(0)
+    let mappedLast = ValueHolder(0)
+    let compacted = ValueHolder(0)
+    let filteredLast = ValueHolder(0)
+    let mappedWatch = Recorder<Int>()
+    let compactedWatch = Recorder<Int>()
+    let filteredWatch = Recorder<Int>()
+    weak var weakGone: ValueHolder<Int>?
+    var observers = [
+      mapped.chain().do { mappedWatch.append($0) }.end(),
+      compacted.chain().do { compactedWatch.append($0) }.end(),
+      filteredLast.chain().do { filteredWatch.append($0) }.end(),
+      source.chain().map { $0 * 10 }.sendTo(mapped).do { mappedAfter.append($0) }.sync(),
+      source.chain().map { $0 * 100 }.sendTo(mappedLast).sync(),
+      source.chain().compactMap { $0 % 2 == 0 ? nil : $0 + 1 }.sendTo(compacted)
+        .do { compactedAfter.append($0) }.sync(),
+      source.chain().filter { $0 > 1 }.map { $0 - 1 }.sendTo(filteredLast).sync(),
+    ]
+    #expect(mapped.value == 10)
+    #expect(mappedLast.value == 100)
+    #expect(compacted.value == 2)
+    #expect(filteredLast.value == 0)
+    for value in 2...5 { source.value = value }
+    #expect(mappedWatch.history == [10, 20, 30, 40, 50])
+    #expect(mappedAfter.history == [10, 20, 30, 40, 50])
+    #expect(mappedLast.value == 500)
+    #expect(compactedWatch.history == [2, 4, 6])
+    #expect(compactedAfter.history == [2, 4, 6])
+    #expect(filteredWatch.history == [1, 2, 3, 4])
+    do {
+      let gone = ValueHolder(0)
+      weakGone = gone
+      observers.append(source.chain().map { $0 + 1000 }.sendTo(gone).do { mappedAfter.append($0) }.sync())
+      #expect(gone.value == 1005)
+    }
+    #expect(weakGone == nil)
+    source.value = 7
+    #expect(mappedAfter.history == [10, 20, 30, 40, 50, 1005, 70, 1007])
+    #expect(compactedAfter.history == [2, 4, 6, 8])
+    #expect(filteredLast.value == 6)
+    withExtendedLifetime(observers) {}
   }
 
   /// One thread writes through `sendTo` into a holder while another
