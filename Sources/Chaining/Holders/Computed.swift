@@ -165,7 +165,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     let wakes = lockUpdated(runner: runner)
     let value = cached.pointee
     version = self.version
-    unlock(waking: wakes)
+    unlock(waking: wakes, runner: runner)
     return value
   }
 
@@ -188,12 +188,13 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
       return value
     }
     observation.access()
-    ComputedGraph.manualLock()
+    let runner = Int(bitPattern: state)
+    lockGraph(runner: runner)
     // Before the update: a write made while it runs tells Observation.
     observed = true
-    let wakes = mark == .clean ? false : updateLocked(runner: Int(bitPattern: state))
+    let wakes = mark == .clean ? false : updateLocked(runner: runner)
     let value = cached.pointee
-    unlock(waking: wakes)
+    unlock(waking: wakes, runner: runner)
     return value
   }
 
@@ -260,12 +261,13 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// a second refresh in one wave (a value marked again after a read)
   /// sends nothing.
   private func refresh() {
-    let wakes = lockUpdated(runner: DeliveryContext.current.runner)
+    let runner = DeliveryContext.current.runner
+    let wakes = lockUpdated(runner: runner)
     let value = cached.pointee
     let changed = !hasSent || sentVersion != version
     sentVersion = version
     hasSent = true
-    unlock(waking: wakes)
+    unlock(waking: wakes, runner: runner)
     if changed { core.broadcast(value) }
   }
 

@@ -135,8 +135,8 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   override func versionLocked(runner: Int) -> UInt64 {
     guard mark != .clean, updateLocked(runner: runner) else { return version }
     let version = self.version
-    unlock(waking: true)
-    ComputedGraph.manualLock()
+    unlock(waking: true, runner: runner)
+    lockGraph(runner: runner)
     return version
   }
 
@@ -147,15 +147,31 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// generic value (see `ComputedBox.current(version:)`).
   @inline(__always)
   final func lockUpdated(runner: Int) -> Bool {
-    ComputedGraph.manualLock()
+    lockGraph(runner: runner)
     return mark == .clean ? false : updateLocked(runner: runner)
+  }
+
+  /// Takes the graph's lock on the thread `runner` (the caller's), as
+  /// `ComputedGraph.manualLock()` does, through the thread's own
+  /// reference to it (`DeliveryContext.State.graphLock`): on Linux, each
+  /// function that reaches the static calls the runtime's `swift_once`,
+  /// 5% of kairo deep's time with `Computed` (perf).
+  @inline(__always)
+  final func lockGraph(runner: Int) {
+    DeliveryContext.graphLock(runner: runner)._withUnsafeGuaranteedRef { $0.manualLock() }
+  }
+
+  /// Gives back the lock `lockGraph(runner:)` took.
+  @inline(__always)
+  final func unlockGraph(runner: Int) {
+    DeliveryContext.graphLock(runner: runner)._withUnsafeGuaranteedRef { $0.manualUnlock() }
   }
 
   /// Gives back the lock `lockUpdated(runner:)` took, and wakes the
   /// threads that wait for the claim if `wakes`.
   @inline(__always)
-  final func unlock(waking wakes: Bool) {
-    ComputedGraph.manualUnlock()
+  final func unlock(waking wakes: Bool, runner: Int) {
+    unlockGraph(runner: runner)
     if wakes { wakeWaiters() }
   }
 
@@ -192,11 +208,11 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       updatingParent = state.pointee.updating
       state.pointee.updating = Unmanaged.passUnretained(self)
       if mark == .dirty || dependencyMoved(runner: runner) {
-        ComputedGraph.manualUnlock()
+        unlockGraph(runner: runner)
         let (changed, added, dropped) = Tracking.evaluate(self, in: state)
-        ComputedGraph.manualLock()
+        lockGraph(runner: runner)
         state.pointee.updating = updatingParent
-        finishEvaluation(changed: changed, added: added, dropped: dropped, seen: seen)
+        finishEvaluation(changed: changed, added: added, dropped: dropped, seen: seen, runner: runner)
       } else {
         state.pointee.updating = updatingParent
         if notifications == seen { mark = .clean }
@@ -227,7 +243,13 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// nothing came since the mark `seen`, and releases what is no longer
   /// needed (with the lock given back meanwhile: a deinit may run user
   /// code).
-  private func finishEvaluation(changed: Bool, added: Range<Int>, dropped: [ComputedDependency], seen: UInt64) {
+  private func finishEvaluation(
+    changed: Bool,
+    added: Range<Int>,
+    dropped: [ComputedDependency],
+    seen: UInt64,
+    runner: Int
+  ) {
     for index in added { dependencies[index].withSource { $0.addDependent(self) } }
     for dependency in dropped { dependency.withSource { $0.removeDependent(self) } }
     if changed {
@@ -244,11 +266,11 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     if keepsEvaluated() || !dropped.isEmpty || !added.isEmpty {
       // Still claimed: readers of the clean value go on, and no other
       // thread touches the slots or the dependencies.
-      ComputedGraph.manualUnlock()
+      unlockGraph(runner: runner)
       dropEvaluated()
       for dependency in dropped { dependency.release() }
       for index in added { dependencies[index].withSource { link($0) } }
-      ComputedGraph.manualLock()
+      lockGraph(runner: runner)
     }
   }
 
@@ -283,14 +305,14 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// change them): those it adds later, it links itself.
   final func dependencyRankNodes() -> [any Ranked] {
     let runner = DeliveryContext.current.runner
-    ComputedGraph.manualLock()
+    lockGraph(runner: runner)
     precondition(
       updatingThread != runner,
       "Computed.chain(): a chain subscribed to \(name) from inside its own evaluation"
     )
     while updatingThread != 0 { waitForUpdate() }
     let nodes = dependencies.indices.map { dependencies[$0].withSource { $0.rankNode } }
-    ComputedGraph.manualUnlock()
+    unlockGraph(runner: runner)
     return nodes
   }
 

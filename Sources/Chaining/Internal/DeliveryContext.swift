@@ -76,6 +76,12 @@ struct DeliveryContext {
     /// a `sendTo` target or a join next, innermost last (see
     /// `RankGraph.beginBuilding(_:in:)`).
     var buildFrames: [BuildFrame] = []
+    /// `ComputedGraph.lock`, which lives as long as the process: taken
+    /// through this reference (`ComputedNode.lockGraph(runner:)`), it
+    /// costs a load from the thread's state rather than a call of the
+    /// runtime's `swift_once`, which each function reaching the static
+    /// makes on Linux.
+    let graphLock = ComputedGraph.lock
     /// The innermost evaluation of a computed value in progress on this
     /// thread: the reads it makes are its dependencies (see `Tracking`).
     /// The others follow through `ComputedNode.trackingParent`.
@@ -146,6 +152,13 @@ struct DeliveryContext {
   /// flags and generation), and unique among the threads alive.
   @inlinable
   var runner: Int { Int(bitPattern: state) }
+
+  /// The graph lock of computed values, from the state of the thread
+  /// `runner` (`State.graphLock`). Only on that thread.
+  @inline(__always)
+  static func graphLock(runner: Int) -> Unmanaged<Protected<NodeList>> {
+    UnsafeMutablePointer<State>(bitPattern: runner).unsafelyUnwrapped.pointee.graphLock
+  }
 
   /// How many chains this thread is running.
   @inlinable
