@@ -48,18 +48,6 @@ enum ComputedGraph {
     lock._withUnsafeGuaranteedRef { $0.withLock(body) }
   }
 
-  /// Takes the lock without a closure (see `Protected.manualLock()`).
-  @inline(__always)
-  static func manualLock() {
-    lock._withUnsafeGuaranteedRef { $0.manualLock() }
-  }
-
-  /// Gives back the lock `manualLock()` took.
-  @inline(__always)
-  static func manualUnlock() {
-    lock._withUnsafeGuaranteedRef { $0.manualUnlock() }
-  }
-
   /// What a walk must do after unlocking, for one node it marked: tell
   /// Observation, or refresh the value's chains. Retained by the entry.
   enum Effect {

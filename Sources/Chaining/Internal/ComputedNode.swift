@@ -24,7 +24,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   @exclusivity(unchecked) final var notifications: UInt64 = 0
   /// The claim: the thread (its `DeliveryContext.runner`) updating the
   /// value, or 0. One update at a time: another thread that finds the
-  /// node claimed waits for it (`waitForUpdate()`); the same thread
+  /// node claimed waits for it (`waitForUpdate(runner:)`); the same thread
   /// finding it claimed is a cycle.
   @exclusivity(unchecked) final var updatingThread = 0
   /// Whether a thread waits for the claim to be given back.
@@ -151,8 +151,8 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     return mark == .clean ? false : updateLocked(runner: runner)
   }
 
-  /// Takes the graph's lock on the thread `runner` (the caller's), as
-  /// `ComputedGraph.manualLock()` does, through the thread's own
+  /// Takes the graph's lock on the thread `runner` (the caller's), without
+  /// a closure (see `Protected.manualLock()`), through the thread's own
   /// reference to it (`DeliveryContext.State.graphLock`): on Linux, each
   /// function that reaches the static calls the runtime's `swift_once`,
   /// 5% of kairo deep's time with `Computed` (perf).
@@ -198,7 +198,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     while mark != .clean {
       if updatingThread == runner { cycle() }
       if updatingThread != 0 {
-        waitForUpdate()
+        waitForUpdate(runner: runner)
         continue
       }
       updatingThread = runner
@@ -287,9 +287,9 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// lock, leaves a reader asleep).
   /// Nothing takes a stripe of `ParkingLot.shared` with the graph's lock
   /// held, so the nesting cannot deadlock.
-  private func waitForUpdate() {
+  private func waitForUpdate(runner: Int) {
     hasWaiters = true
-    ComputedGraph.manualUnlock()
+    unlockGraph(runner: runner)
     ParkingLot.shared.wait(for: self) {
       ComputedGraph.withLock { _ in
         if updatingThread == 0 { return true }
@@ -297,7 +297,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
         return false
       }
     }
-    ComputedGraph.manualLock()
+    lockGraph(runner: runner)
   }
 
   /// The rank nodes of the dependencies of the last evaluation, read
@@ -310,7 +310,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       updatingThread != runner,
       "Computed.chain(): a chain subscribed to \(name) from inside its own evaluation"
     )
-    while updatingThread != 0 { waitForUpdate() }
+    while updatingThread != 0 { waitForUpdate(runner: runner) }
     let nodes = dependencies.indices.map { dependencies[$0].withSource { $0.rankNode } }
     unlockGraph(runner: runner)
     return nodes
