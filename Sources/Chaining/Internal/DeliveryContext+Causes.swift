@@ -156,14 +156,32 @@ extension DeliveryContext {
   @usableFromInline @inline(never)
   func captureNode() -> CauseNode {
     let count = state.pointee.count
+    if count > Self.scanned, state.pointee.memo != nil {
+      let start = state.pointee.memoCount
+      if start == count { return state.pointee.memo.unsafelyUnwrapped }
+      let causes = state.pointee.causes.unsafelyUnwrapped
+      // The memo moves into the new node, which takes its place: one
+      // retain (the state's) where a copy cost two and a release.
+      let node = CauseNode(
+        parent: state.pointee.memo.take(),
+        ids: (start..<count).map { Self.id(of: causes[$0]) },
+        end: count
+      )
+      state.pointee.memo = node
+      state.pointee.memoCount = count
+      return node
+    }
     // The buffer's own causes start after `installedMark`.
     let first = state.pointee.base == nil ? 0 : 1
-    let memo = count > Self.scanned ? state.pointee.memo : nil
-    let start = memo == nil ? first : state.pointee.memoCount
-    let parent = memo ?? state.pointee.base
-    if start == count, let parent { return parent }
+    if first == count, let base = state.pointee.base { return base }
     let causes = state.pointee.causes.unsafelyUnwrapped
-    let node = CauseNode(parent: parent, ids: (start..<count).map { Self.id(of: causes[$0]) }, end: count)
+    // The base read into the argument, not a local: the local was
+    // retained again for the call, and released after.
+    let node = CauseNode(
+      parent: state.pointee.base,
+      ids: (first..<count).map { Self.id(of: causes[$0]) },
+      end: count
+    )
     if count > Self.scanned {
       state.pointee.memo = node
       state.pointee.memoCount = count
