@@ -102,14 +102,15 @@ extension DeliveryContext {
 
   /// Whether `gate` is among the installed causes of a queued or deferred
   /// value: in `base`, when a node is installed (the buffer then holds
-  /// only `installedMark` and what runs pushed since, never an id: an
-  /// install replaces the buffer's causes, it does not add to them);
-  /// otherwise its id in the buffer.
+  /// `installedMark`, the ids of a deferred combine installed on top of
+  /// the node when `idsOnBase`, and what runs pushed since); otherwise its
+  /// id in the buffer.
   @usableFromInline @inline(never)
   func isInstalledCause(_ gate: DeliveryGate) -> Bool {
     let id = gate.id
     if let base = state.pointee.baseRef {
-      return base._withUnsafeGuaranteedRef { $0.contains(id: id) }
+      if base._withUnsafeGuaranteedRef({ $0.contains(id: id) }) { return true }
+      return state.pointee.idsOnBase && holds(id, count: state.pointee.count)
     }
     return holds(id, count: state.pointee.count)
   }
@@ -250,6 +251,24 @@ extension DeliveryContext {
     )
   }
 
+  /// Runs `body` with the causes `node` installed as `base`, and the ids
+  /// `flushCauses[range]` on top of it (a deferred combine's, see
+  /// `WaveFlush.Entry`): the causes `node.all + flushCauses[range]`, as a
+  /// node made of them would be, without making it.
+  func run(with node: CauseNode, flushCauses range: Range<Int>, _ body: () -> Void) {
+    replacingCauses(
+      {
+        state.pointee.base = node
+        state.pointee.baseRef = Unmanaged.passUnretained(node)
+        state.pointee.installed = true
+        state.pointee.idsOnBase = !range.isEmpty
+        push(key: installedMark)
+        for index in range { push(key: state.pointee.waves.flushCauses[index]) }
+      },
+      body
+    )
+  }
+
   /// Runs `body` with the thread's causes replaced by what `install`
   /// pushes (or installs as `base`), then restores them.
   func replacingCauses(_ install: () -> Void, _ body: () -> Void) {
@@ -259,7 +278,9 @@ extension DeliveryContext {
     let savedMemo = state.pointee.memo
     let savedMemoCount = state.pointee.memoCount
     let savedInstalled = state.pointee.installed
+    let savedIdsOnBase = state.pointee.idsOnBase
     state.pointee.installed = false
+    state.pointee.idsOnBase = false
     state.pointee.count = 0
     state.pointee.deep.removeAll()
     state.pointee.memo = nil
@@ -275,6 +296,7 @@ extension DeliveryContext {
     state.pointee.memo = savedMemo
     state.pointee.memoCount = savedMemoCount
     state.pointee.installed = savedInstalled
+    state.pointee.idsOnBase = savedIdsOnBase
     for key in own { push(key: key) }
   }
 }

@@ -52,6 +52,10 @@ struct DeliveryContext {
     /// `run(with:adding:_:)`: shared with the value, not copied into the
     /// buffer, which holds only the causes pushed since. Nil when none.
     @usableFromInline var base: CauseNode? = nil
+    /// Whether ids were pushed on top of `base` when it was installed (a
+    /// deferred combine's, see `run(with:flushCauses:_:)`): only then does
+    /// `isInstalledCause(_:)` look for an id in the buffer too.
+    var idsOnBase = false
     /// The table of the last `CausePath` freed on this thread, emptied,
     /// kept for the next path that outgrows its own: a write through a
     /// long chain makes a path as long, and would otherwise allocate (and

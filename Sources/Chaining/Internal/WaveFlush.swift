@@ -29,9 +29,9 @@ final class WaveFlush: @unchecked Swift.Sendable {
     let hop: Unmanaged<DeliveryGate>?
     /// The causes of the value that made it change first, when there were
     /// others than the gate, so that a binding loop through the combine
-    /// still settles: past `DeliveryContext.scanned`, or with causes
-    /// installed, a captured node; otherwise, with two to `scanned`, in
-    /// `arena`.
+    /// still settles: past `DeliveryContext.scanned`, a captured node;
+    /// with a node installed, that node, and the ids pushed on top of it
+    /// in `arena`; otherwise, with two to `scanned`, in `arena` alone.
     let causes: Causes?
     /// Where the causes' ids are in the thread's `flushCauses`
     /// (empty when none are there).

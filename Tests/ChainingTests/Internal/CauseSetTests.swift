@@ -78,9 +78,11 @@ import Testing
   /// Random pushes, pops, captures and installs of earlier captures,
   /// nested: every `capture()` lists the causes of the moment (the
   /// installed ones first), and `isCaused(by:)` agrees with that list, as
-  /// captures share nodes (`memo`) and long lists answer from their trie.
+  /// captures share nodes (`memo`) and long lists answer from their trie,
+  /// also with ids installed on top of a node (a deferred combine's).
   /// Fails when a capture reuses a node for a buffer popped and pushed
-  /// again, or when a node's set misses a gate of its path.
+  /// again, when a node's set misses a gate of its path, or when the ids
+  /// on top of a node are not searched.
   @Test func capturesShareTheirPathAndInstallsAgreeWithTheWholeList() {
     let gates = (0..<24).map { _ in DeliveryGate(held: false) }
     spawn {
@@ -90,6 +92,7 @@ import Testing
       var mismatches = 0
       var captures = 0
       var installs = 0
+      var nodeInstalls = 0
       func same(_ left: [UInt], _ right: [DeliveryGate]) -> Bool {
         left == right.map(\.id)
       }
@@ -117,6 +120,17 @@ import Testing
             let pick = captured[Int(random.next() % UInt64(captured.count))]
             installs += 1
             context.run(with: pick.causes) { explore(installed: pick.gates, level: level + 1) }
+          case 9 where level < 2:
+            // A node and ids on top of it, as a combine deferred on an
+            // installed node is sent (`run(with:flushCauses:_:)`).
+            guard let pick = captured.last(where: { $0.causes.node != nil }), let node = pick.causes.node else { break }
+            let extra = (0..<Int(random.next() % 4)).map { _ in gates[Int(random.next() % UInt64(gates.count))] }
+            let flushCauses = context.state.pointee.waves.flushCauses.count
+            context.state.pointee.waves.flushCauses += extra.map(\.id)
+            let range = flushCauses..<context.state.pointee.waves.flushCauses.count
+            nodeInstalls += 1
+            context.run(with: node, flushCauses: range) { explore(installed: pick.gates + extra, level: level + 1) }
+            context.state.pointee.waves.flushCauses.removeLast(extra.count)
           default:
             break
           }
@@ -134,6 +148,7 @@ import Testing
       #expect(mismatches == 0)
       #expect(captures > 500)
       #expect(installs > 100)
+      #expect(nodeInstalls > 100)
       #expect(!gates.contains { context.isCaused(by: $0) })
     }.wait()
   }
