@@ -108,7 +108,7 @@ extension DeliveryContext {
   @usableFromInline @inline(never)
   func isInstalledCause(_ gate: DeliveryGate) -> Bool {
     let id = gate.id
-    if let base = state.pointee.baseRef {
+    if let base = state.pointee.base {
       if base._withUnsafeGuaranteedRef({ $0.contains(id: id) }) { return true }
       return state.pointee.idsOnBase && holds(id, count: state.pointee.count)
     }
@@ -174,12 +174,12 @@ extension DeliveryContext {
     }
     // The buffer's own causes start after `installedMark`.
     let first = state.pointee.base == nil ? 0 : 1
-    if first == count, let base = state.pointee.base { return base }
+    if first == count, let base = state.pointee.base { return base.takeUnretainedValue() }
     let causes = state.pointee.causes.unsafelyUnwrapped
     // The base read into the argument, not a local: the local was
     // retained again for the call, and released after.
     let node = CauseNode(
-      parent: state.pointee.base,
+      parent: state.pointee.base?.takeUnretainedValue(),
       ids: (first..<count).map { Self.id(of: causes[$0]) },
       end: count
     )
@@ -220,8 +220,7 @@ extension DeliveryContext {
     replacingCauses(
       {
         if let node = causes.node {
-          state.pointee.base = node
-          state.pointee.baseRef = Unmanaged.passUnretained(node)
+          state.pointee.base = Unmanaged.passUnretained(node)
           state.pointee.installed = true
           push(key: installedMark)
         } else if causes.single != 0 {
@@ -258,8 +257,7 @@ extension DeliveryContext {
   func run(with node: CauseNode, flushCauses range: Range<Int>, _ body: () -> Void) {
     replacingCauses(
       {
-        state.pointee.base = node
-        state.pointee.baseRef = Unmanaged.passUnretained(node)
+        state.pointee.base = Unmanaged.passUnretained(node)
         state.pointee.installed = true
         state.pointee.idsOnBase = !range.isEmpty
         push(key: installedMark)
@@ -275,7 +273,8 @@ extension DeliveryContext {
     let saved = state.pointee.count
     let own = saved == 0 ? [] : (0..<saved).map { state.pointee.causes.unsafelyUnwrapped[$0] }
     let savedBase = state.pointee.base
-    let savedMemo = state.pointee.memo
+    // Moved out and back: the saved memo costs no retain and release.
+    let savedMemo = state.pointee.memo.take()
     let savedMemoCount = state.pointee.memoCount
     let savedInstalled = state.pointee.installed
     let savedIdsOnBase = state.pointee.idsOnBase
@@ -283,16 +282,13 @@ extension DeliveryContext {
     state.pointee.idsOnBase = false
     state.pointee.count = 0
     state.pointee.deep.removeAll()
-    state.pointee.memo = nil
     state.pointee.memoCount = 0
     state.pointee.base = nil
-    state.pointee.baseRef = nil
     install()
     body()
     state.pointee.count = 0
     state.pointee.deep.removeAll()
     state.pointee.base = savedBase
-    state.pointee.baseRef = savedBase.map { Unmanaged.passUnretained($0) }
     state.pointee.memo = savedMemo
     state.pointee.memoCount = savedMemoCount
     state.pointee.installed = savedInstalled

@@ -195,7 +195,7 @@ extension DeliveryContext {
     if count > Self.scanned {
       causes = capture(confined: true)
     } else if let base = state.pointee.base {
-      causes = Causes(node: base)
+      causes = Causes(node: base.takeUnretainedValue())
       arena = copyFlushCauses(from: 1)
     } else if count > 1 {
       arena = copyFlushCauses(from: 0)
