@@ -157,30 +157,20 @@ extension DeliveryContext {
   @usableFromInline @inline(never)
   func captureNode() -> CauseNode {
     let count = state.pointee.count
-    if count > Self.scanned, state.pointee.memo != nil {
-      let start = state.pointee.memoCount
-      if start == count { return state.pointee.memo.unsafelyUnwrapped }
-      let causes = state.pointee.causes.unsafelyUnwrapped
-      // The memo moves into the new node, which takes its place: one
-      // retain (the state's) where a copy cost two and a release.
-      let node = CauseNode(
-        parent: state.pointee.memo.take(),
-        ids: (start..<count).map { Self.id(of: causes[$0]) },
-        end: count
-      )
-      state.pointee.memo = node
-      state.pointee.memoCount = count
-      return node
+    let onMemo = count > Self.scanned && state.pointee.memo != nil
+    // On the base, the buffer's own causes start after `installedMark`.
+    let start = onMemo ? state.pointee.memoCount : state.pointee.base == nil ? 0 : 1
+    if start == count {
+      if onMemo { return state.pointee.memo.unsafelyUnwrapped }
+      if let base = state.pointee.base { return base.takeUnretainedValue() }
     }
-    // The buffer's own causes start after `installedMark`.
-    let first = state.pointee.base == nil ? 0 : 1
-    if first == count, let base = state.pointee.base { return base.takeUnretainedValue() }
     let causes = state.pointee.causes.unsafelyUnwrapped
-    // The base read into the argument, not a local: the local was
-    // retained again for the call, and released after.
+    // The memo moves into the new node, which takes its place; the base is
+    // read into the argument. Through a local, either was retained once
+    // more for the call and released after.
     let node = CauseNode(
-      parent: state.pointee.base?.takeUnretainedValue(),
-      ids: (first..<count).map { Self.id(of: causes[$0]) },
+      parent: onMemo ? state.pointee.memo.take() : state.pointee.base?.takeUnretainedValue(),
+      ids: (start..<count).map { Self.id(of: causes[$0]) },
       end: count
     )
     if count > Self.scanned {
@@ -210,18 +200,30 @@ extension DeliveryContext {
     state.pointee.memoCount = covered
   }
 
-  /// Runs `body` with `causes` (plus `gate`, when given) installed, then
-  /// restores the thread's own causes.
+  /// Runs `body` with `causes`, then the ids `flushCauses[range]` (a
+  /// deferred combine's, see `WaveFlush.Entry.arena`), then `gate`, when
+  /// given, installed; then restores the thread's own causes.
   ///
   /// A node is installed as `base`, in O(1): the buffer then holds only
-  /// what is pushed during `body`, and `isCaused(by:)` asks the node.
+  /// the ids on top of it and what is pushed during `body`, and
+  /// `isCaused(by:)` asks the node, and those ids when there are some
+  /// (`idsOnBase`): the causes `node.all + flushCauses[range]`, as a node
+  /// made of them would be, without making it.
   @usableFromInline
-  func run(with causes: Causes, adding gate: DeliveryGate? = nil, _ body: () -> Void) {
+  func run(
+    with causes: Causes,
+    flushCauses range: Range<Int> = 0..<0,
+    adding gate: DeliveryGate? = nil,
+    _ body: () -> Void
+  ) {
     replacingCauses(
       {
-        if let node = causes.node {
-          state.pointee.base = Unmanaged.passUnretained(node)
+        if causes.node != nil {
+          // Not bound to a local, which would retain and release it: the
+          // argument keeps it alive.
+          state.pointee.base = Unmanaged.passUnretained(causes.node.unsafelyUnwrapped)
           state.pointee.installed = true
+          state.pointee.idsOnBase = !range.isEmpty
           push(key: installedMark)
         } else if causes.single != 0 {
           state.pointee.installed = true
@@ -231,40 +233,15 @@ extension DeliveryContext {
           state.pointee.installed = true
           for id in causes.copied { push(key: id) }
         }
+        if !range.isEmpty {
+          state.pointee.installed = true
+          for index in range { push(key: state.pointee.waves.flushCauses[index]) }
+        }
         if let gate { push(gate) }
       },
       body
     )
     withExtendedLifetime(causes) {}
-  }
-
-  /// Runs `body` with the causes `flushCauses[range]` installed (a
-  /// deferred combine's, see `WaveFlush.Entry.arena`).
-  func run(withFlushCauses range: Range<Int>, _ body: () -> Void) {
-    replacingCauses(
-      {
-        state.pointee.installed = !range.isEmpty
-        for index in range { push(key: state.pointee.waves.flushCauses[index]) }
-      },
-      body
-    )
-  }
-
-  /// Runs `body` with the causes `node` installed as `base`, and the ids
-  /// `flushCauses[range]` on top of it (a deferred combine's, see
-  /// `WaveFlush.Entry`): the causes `node.all + flushCauses[range]`, as a
-  /// node made of them would be, without making it.
-  func run(with node: CauseNode, flushCauses range: Range<Int>, _ body: () -> Void) {
-    replacingCauses(
-      {
-        state.pointee.base = Unmanaged.passUnretained(node)
-        state.pointee.installed = true
-        state.pointee.idsOnBase = !range.isEmpty
-        push(key: installedMark)
-        for index in range { push(key: state.pointee.waves.flushCauses[index]) }
-      },
-      body
-    )
   }
 
   /// Runs `body` with the thread's causes replaced by what `install`

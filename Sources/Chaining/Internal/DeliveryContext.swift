@@ -44,13 +44,14 @@ struct DeliveryContext {
     /// The causes past the first `DeliveryContext.scanned`, also kept as a
     /// set, so that `isCaused(by:)` costs O(1) however deep the delivery.
     @usableFromInline var deep = CauseSet()
-    /// Whether causes were installed (`run(with:adding:_:)`): ids in the
-    /// buffer, or `base`. Only then does `isCaused(by:)` look for the
-    /// gate's id as well as its address.
+    /// Whether causes were installed (`run(with:flushCauses:adding:_:)`):
+    /// ids in the buffer, or `base`. Only then does `isCaused(by:)` look
+    /// for the gate's id as well as its address.
     @usableFromInline var installed = false
     /// The causes a queued or deferred value brought with it, installed by
-    /// `run(with:adding:_:)`: shared with the value, not copied into the
-    /// buffer, which holds only the causes pushed since. Nil when none.
+    /// `run(with:flushCauses:adding:_:)`: shared with the value, not
+    /// copied into the buffer, which holds only the causes pushed since.
+    /// Nil when none.
     ///
     /// Unretained: the run that installed the node holds it for as long as
     /// it is installed (the value's causes are its argument, which its
@@ -63,8 +64,8 @@ struct DeliveryContext {
     /// queues or defers a value with causes.
     @usableFromInline var base: Unmanaged<CauseNode>? = nil
     /// Whether ids were pushed on top of `base` when it was installed (a
-    /// deferred combine's, see `run(with:flushCauses:_:)`): only then does
-    /// `isInstalledCause(_:)` look for an id in the buffer too.
+    /// deferred combine's, see `run(with:flushCauses:adding:_:)`): only
+    /// then does `isInstalledCause(_:)` look for an id in the buffer too.
     var idsOnBase = false
     /// The table of the last `CausePath` freed on this thread, emptied,
     /// kept for the next path that outgrows its own: a write through a

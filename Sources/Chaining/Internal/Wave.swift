@@ -14,8 +14,8 @@
 extension DeliveryContext {
   /// A thread's waves, in its `State`: how many it is inside, and what
   /// waits for the outermost one's end. Only this file reads and writes
-  /// them (and `DeliveryContext.run(withFlushCauses:_:)`, the causes of a
-  /// flushed combine).
+  /// them (and `DeliveryContext.run(with:flushCauses:adding:_:)`, the
+  /// causes of a flushed combine).
   @usableFromInline
   struct Waves {
     /// How many waves this thread is inside: deliveries of a write, and
@@ -169,12 +169,12 @@ extension DeliveryContext {
   /// causes captured, so that the loop still settles.
   func deferFlush(_ flush: WaveFlush) {
     // The gate the combine's side runs under: the innermost cause, pushed
-    // by the gate's run (`enter`, or `run(with:adding:)` for a queued
-    // value). It is the chain's gate, or a hop's for a combine after a
-    // hop: sending through it keeps the send serial with the sides, on the
-    // hop's queue or actor. Compared unretained: the gate is running on
-    // this thread right now, so it is alive; the entry retains a hop's
-    // gate from then on, and `flush` retains its chain's. Checked by
+    // by the gate's run (`enter`, or `run(with:flushCauses:adding:_:)` for
+    // a queued value). It is the chain's gate, or a hop's for a combine
+    // after a hop: sending through it keeps the send serial with the
+    // sides, on the hop's queue or actor. Compared unretained: the gate is
+    // running on this thread right now, so it is alive; the entry retains
+    // a hop's gate from then on, and `flush` retains its chain's. Checked by
     // `GlitchFreeTests.aHopEndsTheWaveAndEachDeliveryAfterItStartsOne` (a
     // combine after hops) under the thread sanitizer.
     let count = state.pointee.count
@@ -331,22 +331,15 @@ extension DeliveryContext {
       let flush = entry.flush
       let hop = entry.hop
       if entry.causes != nil {
-        if entry.arena.isEmpty {
-          run(with: entry.causes.unsafelyUnwrapped) { send(flush, through: hop) }
-        } else {
-          // A node and the ids on top of it (see `deferFlush(_:)`).
-          run(with: entry.causes.unsafelyUnwrapped.node.unsafelyUnwrapped, flushCauses: entry.arena) {
-            send(flush, through: hop)
-          }
-        }
-      } else if !entry.arena.isEmpty {
-        run(withFlushCauses: entry.arena) { send(flush, through: hop) }
-      } else if state.pointee.count == 0 && state.pointee.base == nil {
+        // A node, and the ids on top of it (see `deferFlush(_:)`).
+        run(with: entry.causes.unsafelyUnwrapped, flushCauses: entry.arena) { send(flush, through: hop) }
+      } else if entry.arena.isEmpty && state.pointee.count == 0 && state.pointee.base == nil {
         send(flush, through: hop)
       } else {
-        // The wave ended inside a run of other chains (a hop's drain, say):
-        // the value's only cause was the gate, so none of those count.
-        run(with: .none) { send(flush, through: hop) }
+        // A few ids; or none when the wave ended inside a run of other
+        // chains (a hop's drain, say): the value's only cause was the
+        // gate, so none of those count.
+        run(with: .none, flushCauses: entry.arena) { send(flush, through: hop) }
       }
       state.pointee.waves.level = saved
     }

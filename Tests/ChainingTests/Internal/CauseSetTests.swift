@@ -122,14 +122,16 @@ import Testing
             context.run(with: pick.causes) { explore(installed: pick.gates, level: level + 1) }
           case 9 where level < 2:
             // A node and ids on top of it, as a combine deferred on an
-            // installed node is sent (`run(with:flushCauses:_:)`).
-            guard let pick = captured.last(where: { $0.causes.node != nil }), let node = pick.causes.node else { break }
+            // installed node is sent (`run(with:flushCauses:adding:_:)`).
+            guard let pick = captured.last(where: { $0.causes.node != nil }) else { break }
             let extra = (0..<Int(random.next() % 4)).map { _ in gates[Int(random.next() % UInt64(gates.count))] }
             let flushCauses = context.state.pointee.waves.flushCauses.count
             context.state.pointee.waves.flushCauses += extra.map(\.id)
             let range = flushCauses..<context.state.pointee.waves.flushCauses.count
             nodeInstalls += 1
-            context.run(with: node, flushCauses: range) { explore(installed: pick.gates + extra, level: level + 1) }
+            context.run(with: pick.causes, flushCauses: range) {
+              explore(installed: pick.gates + extra, level: level + 1)
+            }
             context.state.pointee.waves.flushCauses.removeLast(extra.count)
           default:
             break
