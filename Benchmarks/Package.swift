@@ -31,7 +31,13 @@ let package = Package(
       ],
       path: "Benchmarks/ChainingBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    )
+    ),
+    // Instructions per item at three sizes, under callgrind: `./count-scaling`.
+    .executableTarget(
+      name: "ScalingCounts",
+      dependencies: [.product(name: "Chaining", package: rootIdentity)],
+      path: "Benchmarks/ScalingCounts"
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
