@@ -10,9 +10,10 @@
 /// on the stack, and the address costs nothing to compare. A captured
 /// cause is the gate's id (`DeliveryGate.id`): the value may wait while
 /// the gate is freed, and its address given to a new gate. Installing
-/// captured causes pushes their ids and sets `installed`; only then does
-/// `isCaused(by:)` look for the gate's id too. The two kinds never
-/// collide: an address is a multiple of 16, an id is 1 modulo 16.
+/// captured causes pushes their ids first, and counts them
+/// (`installedCount`); only then does `isCaused(by:)` look for the gate's
+/// id too, among those. The two kinds never collide: an address is a
+/// multiple of 16, an id is 1 modulo 16.
 /// `CauseSetTests` checks the search against the whole list, installed
 /// and captured at random, and that a freed gate's address given to a new
 /// one is not taken for a cause.
@@ -85,8 +86,8 @@ extension DeliveryContext {
     let count = state.pointee.count
     // Not 0 while a node is installed: `installedMark` is pushed with it.
     if count == 0 { return false }
-    if holds(CauseSet.key(gate), count: count) { return true }
-    return state.pointee.installed && isInstalledCause(gate)
+    if state.pointee.installedCount != 0 { return isInstalledCause(gate, count: count) }
+    return holds(CauseSet.key(gate), count: count)
   }
 
   /// Whether the buffer's `count` causes hold `key`: searched in the
@@ -100,19 +101,34 @@ extension DeliveryContext {
     return count > Self.scanned && isDeepCause(key)
   }
 
-  /// Whether `gate` is among the installed causes of a queued or deferred
-  /// value: in `base`, when a node is installed (the buffer then holds
-  /// `installedMark`, the ids of a deferred combine installed on top of
-  /// the node when `idsOnBase`, and what runs pushed since); otherwise its
-  /// id in the buffer.
+  /// Whether `gate` is among the causes when captured causes are
+  /// installed (`installedCount` is not 0): its id among the installed causes, or its
+  /// address (a run on this thread's stack) among the keys runs pushed
+  /// since. The install pushed ids only (or `installedMark` under a node
+  /// in `base`, with the ids of a deferred combine on top, if any), the
+  /// buffer's first `installedCount` keys, and runs push addresses above
+  /// them: so each key is compared once, with the id below
+  /// `installedCount` and with the address above, in the first `scanned`;
+  /// past them `deep` is asked for the id only when the installed ids pass
+  /// `scanned`, and for the address only when the buffer does. No gate's
+  /// id is `installedMark`. `CauseSetTests` checks the search against the
+  /// whole list, with nodes, ids on top of nodes and runs installed at
+  /// random.
   @usableFromInline @inline(never)
-  func isInstalledCause(_ gate: DeliveryGate) -> Bool {
+  func isInstalledCause(_ gate: DeliveryGate, count: Int) -> Bool {
     let id = gate.id
-    if let base = state.pointee.base {
-      if base._withUnsafeGuaranteedRef({ $0.contains(id: id) }) { return true }
-      return state.pointee.idsOnBase && holds(id, count: state.pointee.count)
+    let installed = state.pointee.installedCount
+    let scanned = min(count, Self.scanned)
+    let ids = min(installed, scanned)
+    let causes = state.pointee.causes.unsafelyUnwrapped
+    for index in 0..<ids where causes[index] == id { return true }
+    let key = CauseSet.key(gate)
+    for index in ids..<scanned where causes[index] == key { return true }
+    if let base = state.pointee.base, base._withUnsafeGuaranteedRef({ $0.contains(id: id) }) {
+      return true
     }
-    return holds(id, count: state.pointee.count)
+    if installed > Self.scanned, isDeepCause(id) { return true }
+    return count > max(installed, Self.scanned) && isDeepCause(key)
   }
 
   /// The causes, as ids, for a value that is queued for later. One
@@ -206,9 +222,9 @@ extension DeliveryContext {
   ///
   /// A node is installed as `base`, in O(1): the buffer then holds only
   /// the ids on top of it and what is pushed during `body`, and
-  /// `isCaused(by:)` asks the node, and those ids when there are some
-  /// (`idsOnBase`): the causes `node.all + flushCauses[range]`, as a node
-  /// made of them would be, without making it.
+  /// `isCaused(by:)` asks the node and searches the buffer: the causes
+  /// `node.all + flushCauses[range]`, as a node made of them would be,
+  /// without making it.
   @usableFromInline
   func run(
     with causes: Causes,
@@ -222,21 +238,17 @@ extension DeliveryContext {
           // Not bound to a local, which would retain and release it: the
           // argument keeps it alive.
           state.pointee.base = Unmanaged.passUnretained(causes.node.unsafelyUnwrapped)
-          state.pointee.installed = true
-          state.pointee.idsOnBase = !range.isEmpty
           push(key: installedMark)
         } else if causes.single != 0 {
-          state.pointee.installed = true
           push(key: causes.single)
           if causes.second != 0 { push(key: causes.second) }
         } else if !causes.copied.isEmpty {
-          state.pointee.installed = true
           for id in causes.copied { push(key: id) }
         }
         if !range.isEmpty {
-          state.pointee.installed = true
           for index in range { push(key: state.pointee.waves.flushCauses[index]) }
         }
+        state.pointee.installedCount = state.pointee.count
         if let gate { push(gate) }
       },
       body
@@ -253,10 +265,8 @@ extension DeliveryContext {
     // Moved out and back: the saved memo costs no retain and release.
     let savedMemo = state.pointee.memo.take()
     let savedMemoCount = state.pointee.memoCount
-    let savedInstalled = state.pointee.installed
-    let savedIdsOnBase = state.pointee.idsOnBase
-    state.pointee.installed = false
-    state.pointee.idsOnBase = false
+    let savedInstalledCount = state.pointee.installedCount
+    state.pointee.installedCount = 0
     state.pointee.count = 0
     state.pointee.deep.removeAll()
     state.pointee.memoCount = 0
@@ -268,8 +278,7 @@ extension DeliveryContext {
     state.pointee.base = savedBase
     state.pointee.memo = savedMemo
     state.pointee.memoCount = savedMemoCount
-    state.pointee.installed = savedInstalled
-    state.pointee.idsOnBase = savedIdsOnBase
+    state.pointee.installedCount = savedInstalledCount
     for key in own { push(key: key) }
   }
 }

@@ -44,10 +44,14 @@ struct DeliveryContext {
     /// The causes past the first `DeliveryContext.scanned`, also kept as a
     /// set, so that `isCaused(by:)` costs O(1) however deep the delivery.
     @usableFromInline var deep = CauseSet()
-    /// Whether causes were installed (`run(with:flushCauses:adding:_:)`):
-    /// ids in the buffer, or `base`. Only then does `isCaused(by:)` look
-    /// for the gate's id as well as its address.
-    @usableFromInline var installed = false
+    /// How many keys the install of captured causes pushed
+    /// (`run(with:flushCauses:adding:_:)`): ids (or `installedMark` for a
+    /// node in `base`), at the bottom of the buffer, under the addresses
+    /// runs push after; 0 when none are installed. Only when it is not 0
+    /// does `isCaused(by:)` look for the gate's id as well as its address,
+    /// comparing each key below it with the id and each above with the
+    /// address (`isInstalledCause(_:count:)`).
+    @usableFromInline var installedCount = 0
     /// The causes a queued or deferred value brought with it, installed by
     /// `run(with:flushCauses:adding:_:)`: shared with the value, not
     /// copied into the buffer, which holds only the causes pushed since.
@@ -63,10 +67,6 @@ struct DeliveryContext {
     /// (perf). Checked under the address sanitizer by every test that
     /// queues or defers a value with causes.
     @usableFromInline var base: Unmanaged<CauseNode>? = nil
-    /// Whether ids were pushed on top of `base` when it was installed (a
-    /// deferred combine's, see `run(with:flushCauses:adding:_:)`): only
-    /// then does `isInstalledCause(_:)` look for an id in the buffer too.
-    var idsOnBase = false
     /// The table of the last `CausePath` freed on this thread, emptied,
     /// kept for the next path that outgrows its own: a write through a
     /// long chain makes a path as long, and would otherwise allocate (and

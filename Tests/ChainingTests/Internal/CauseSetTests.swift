@@ -82,7 +82,8 @@ import Testing
   /// also with ids installed on top of a node (a deferred combine's).
   /// Fails when a capture reuses a node for a buffer popped and pushed
   /// again, when a node's set misses a gate of its path, or when the ids
-  /// on top of a node are not searched.
+  /// on top of a node are not searched, in the buffer's scanned part or
+  /// past it.
   @Test func capturesShareTheirPathAndInstallsAgreeWithTheWholeList() {
     let gates = (0..<24).map { _ in DeliveryGate(held: false) }
     spawn {
@@ -93,6 +94,7 @@ import Testing
       var captures = 0
       var installs = 0
       var nodeInstalls = 0
+      var deepInstalls = 0
       func same(_ left: [UInt], _ right: [DeliveryGate]) -> Bool {
         left == right.map(\.id)
       }
@@ -124,7 +126,11 @@ import Testing
             // A node and ids on top of it, as a combine deferred on an
             // installed node is sent (`run(with:flushCauses:adding:_:)`).
             guard let pick = captured.last(where: { $0.causes.node != nil }) else { break }
-            let extra = (0..<Int(random.next() % 4)).map { _ in gates[Int(random.next() % UInt64(gates.count))] }
+            // A few, as the library installs; one time in five more than
+            // the buffer's scanned part, so that ids reach `deep` too.
+            let extraCount = random.next() % 5 == 0 ? 17 + Int(random.next() % 8) : Int(random.next() % 4)
+            if extraCount > DeliveryContext.scanned { deepInstalls += 1 }
+            let extra = (0..<extraCount).map { _ in gates[Int(random.next() % UInt64(gates.count))] }
             let flushCauses = context.state.pointee.waves.flushCauses.count
             context.state.pointee.waves.flushCauses += extra.map(\.id)
             let range = flushCauses..<context.state.pointee.waves.flushCauses.count
@@ -151,6 +157,7 @@ import Testing
       #expect(captures > 500)
       #expect(installs > 100)
       #expect(nodeInstalls > 100)
+      #expect(deepInstalls > 20)
       #expect(!gates.contains { context.isCaused(by: $0) })
     }.wait()
   }
