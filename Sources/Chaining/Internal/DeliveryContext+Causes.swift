@@ -102,9 +102,9 @@ extension DeliveryContext {
   }
 
   /// Whether `gate` is among the causes when captured causes are
-  /// installed (`installedCount` is not 0): its id among the installed causes, or its
-  /// address (a run on this thread's stack) among the keys runs pushed
-  /// since. The install pushed ids only (or `installedMark` under a node
+  /// installed (`installedCount` is not 0): its id among the installed
+  /// causes, or its address (a run on this thread's stack) among the keys
+  /// runs pushed since. The install pushed ids only (or `installedMark` under a node
   /// in `base`, with the ids of a deferred combine on top, if any), the
   /// buffer's first `installedCount` keys, and runs push addresses above
   /// them: so each key is compared once, with the id below
@@ -245,9 +245,7 @@ extension DeliveryContext {
         } else if !causes.copied.isEmpty {
           for id in causes.copied { push(key: id) }
         }
-        if !range.isEmpty {
-          for index in range { push(key: state.pointee.waves.flushCauses[index]) }
-        }
+        for index in range { push(key: state.pointee.waves.flushCauses[index]) }
         state.pointee.installedCount = state.pointee.count
         if let gate { push(gate) }
       },
