@@ -67,21 +67,47 @@ import Observation
 /// instead.)
 public final class Computed<Value>: Swift.Sendable {
   /// The value's state, what `Computed` values that read it hold.
-  let box: ComputedBox<Value>
+  @usableFromInline let box: ComputedBox<Value>
 
   /// A computed value whose every evaluation counts as a change.
+  ///
+  /// Inlinable, so that the code that stores an evaluation's result is
+  /// specialized in your module for `Value` (see `ComputedBox`).
   ///
   /// - Parameters:
   ///   - name: What the cycle check's message calls it; its type when nil.
   ///   - compute: The closure, evaluated on the reading thread.
+  @inlinable
   public init(name: String? = nil, _ compute: @escaping () -> Value) {
-    box = ComputedBox(name: name ?? "Computed<\(Value.self)>", compute: compute)
+    box = ComputedBox(
+      name: name ?? "Computed<\(Value.self)>",
+      evaluate: { slots, _ in
+        (slots + 1).initialize(to: compute())
+        return true
+      },
+      replace: { ComputedBox.replace($0) }
+    )
   }
 
   /// A computed value whose evaluation equal to the previous one is no
   /// change: what reads it is not evaluated again.
+  ///
+  /// Inlinable, so that the code that stores and compares an evaluation's
+  /// result is specialized in your module for `Value` (see `ComputedBox`).
+  @inlinable
   public init(name: String? = nil, _ compute: @escaping () -> Value) where Value: Equatable {
-    box = ComputedBox(name: name ?? "Computed<\(Value.self)>", compute: compute, areEqual: { $0 == $1 })
+    box = ComputedBox(
+      name: name ?? "Computed<\(Value.self)>",
+      evaluate: { slots, hasValue in
+        (slots + 1).initialize(to: compute())
+        if hasValue && slots[0] == slots[1] {
+          (slots + 1).deinitialize(count: 1)
+          return false
+        }
+        return true
+      },
+      replace: { ComputedBox.replace($0) }
+    )
   }
 
   deinit {
@@ -101,17 +127,28 @@ public final class Computed<Value>: Swift.Sendable {
 
 /// A computed value's closure, value and chains: the node that computed
 /// values reading it hold, and that its `Computed` wraps.
+@usableFromInline
 final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   // @unchecked: `cached` is written only under the claim and the graph's
   // lock, and read under either; `evaluated` only under the claim.
 
-  private let compute: () -> Value
-  /// `==`, when `comparesValues`. Not optional, and the values below are
-  /// in slots rather than optionals: each use of a `Value?` or of an
-  /// optional closure looked up its metadata in the runtime's caches, a
-  /// fifth of kairo's diamond.
-  private let areEqual: (Value, Value) -> Bool
-  private let comparesValues: Bool
+  /// Runs the closure into `slots[1]` and returns whether the result is a
+  /// change, given whether `slots[0]` holds a value: with an `Equatable`
+  /// value, a result equal to it is none, and is destroyed at once.
+  ///
+  /// This and `replace` are made by `Computed`'s inlinable initializers,
+  /// so they are specialized in the module that creates the value: this
+  /// class's own code is generic, and each copy, comparison or
+  /// destruction of a `Value` in it is a call through its type's
+  /// witnesses (with the closures `() -> Value` and `==`, about 70
+  /// instructions per evaluation of an `Int`, callgrind). The two take the
+  /// place of the closure and `==` (same size: a node grew by 8 bytes once,
+  /// and cellx with `Computed` slowed by a quarter).
+  private let evaluateInto: (UnsafeMutablePointer<Value>, Bool) -> Bool
+  /// Moves `slots[1]` over `slots[0]`, both initialized. Returns whether
+  /// the old value waits in `slots[1]` to be destroyed; a value that needs
+  /// no release is overwritten, and `slots[1]` is left as if empty.
+  private let replaceInto: (UnsafeMutablePointer<Value>) -> Bool
   /// The value (`cached`), initialized by the first evaluation (the mark
   /// is `dirty` until then); and an evaluation's result until `commit`,
   /// then the value it replaced, until `dropEvaluated` (`evaluated`).
@@ -119,7 +156,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   private var evaluated: UnsafeMutablePointer<Value> { cached + 1 }
   /// Whether `cached` is initialized. Under the claim.
   @exclusivity(unchecked) private var hasValue = false
-  /// Whether `evaluated` is initialized. Under the claim.
+  /// Whether `evaluated` holds a replaced value to drop. Under the claim.
   @exclusivity(unchecked) private var hasEvaluated = false
   /// The chains on this value: a changed value is broadcast to them.
   let core = _SenderCore<Value>()
@@ -130,21 +167,30 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   @exclusivity(unchecked) private var sentVersion: UInt64 = 0
   @exclusivity(unchecked) private var hasSent = false
 
-  /// `areEqual` is not optional: an optional closure is stored at
-  /// another abstraction, and unwrapping it put two thunks on every call.
-  init(name: String, compute: @escaping () -> Value, areEqual: @escaping (Value, Value) -> Bool) {
-    self.compute = compute
-    self.areEqual = areEqual
-    comparesValues = true
+  /// A box whose evaluations run `evaluate` and whose commits run
+  /// `replace` (see `evaluateInto` and `replaceInto`).
+  @usableFromInline
+  init(
+    name: String,
+    evaluate: @escaping (UnsafeMutablePointer<Value>, Bool) -> Bool,
+    replace: @escaping (UnsafeMutablePointer<Value>) -> Bool
+  ) {
+    evaluateInto = evaluate
+    replaceInto = replace
     super.init(name: name)
   }
 
-  /// A value that is not compared: each evaluation is a change.
-  init(name: String, compute: @escaping () -> Value) {
-    self.compute = compute
-    areEqual = { _, _ in false }
-    comparesValues = false
-    super.init(name: name)
+  /// `replaceInto` as `Computed`'s initializers make it.
+  @inlinable
+  static func replace(_ slots: UnsafeMutablePointer<Value>) -> Bool {
+    if _isPOD(Value.self) {
+      slots.pointee = (slots + 1).move()
+      return false
+    }
+    // The old value waits in `slots[1]`, to be released after unlocking:
+    // its deinit may run user code.
+    swap(&slots[0], &slots[1])
+    return true
   }
 
   /// The value and its version, brought up to date.
@@ -205,41 +251,18 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   }
 
   override func evaluate() -> Bool {
-    // Into its slot at once: this code is generic, and each copy, move or
-    // destruction of a `Value` is a call through its type's witnesses.
-    evaluated.initialize(to: compute())
-    // `cached` is written under the claim, which this thread holds.
-    if hasValue, comparesValues, areEqual(cached.pointee, evaluated.pointee) {
-      if !_isPOD(Value.self) { evaluated.deinitialize(count: 1) }
-      return false
-    }
-    hasEvaluated = true
-    return true
+    // `cached` is read under the claim, which this thread holds.
+    evaluateInto(cached, hasValue)
   }
 
-  override func commit() {
+  override func commit() -> Bool {
     if !hasValue {
       cached.moveInitialize(from: evaluated, count: 1)
       hasValue = true
-      hasEvaluated = false
-    } else if _isPOD(Value.self) {
-      // Plain bits: copied over the old value, which needs no release,
-      // and the slot they came from is left as if empty.
-      UnsafeMutableRawPointer(cached).copyMemory(from: evaluated, byteCount: MemoryLayout<Value>.size)
-      hasEvaluated = false
-    } else {
-      // The old value waits in `evaluated`, to be released after
-      // unlocking (`dropEvaluated()`): its deinit may run user code.
-      swap(&cached.pointee, &evaluated.pointee)
+      return false
     }
-  }
-
-  override func keepsEvaluated() -> Bool {
-    guard hasEvaluated else { return false }
-    guard _isPOD(Value.self) else { return true }
-    evaluated.deinitialize(count: 1)
-    hasEvaluated = false
-    return false
+    hasEvaluated = replaceInto(cached)
+    return hasEvaluated
   }
 
   override func dropEvaluated() {

@@ -3,6 +3,7 @@
 /// The state of a computed value that is not generic: its mark, version,
 /// dependencies and dependents. Subclassed once, by `ComputedBox`, which
 /// holds the closure and the value.
+@usableFromInline
 class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   // @unchecked: the marks, versions, claim and lists are guarded by
   // `ComputedGraph.lock`; `dependencies` and the value's slots by the
@@ -70,19 +71,17 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// aside; returns whether it differs from the value. Under the claim.
   func evaluate() -> Bool { fatalError("ComputedNode.evaluate: abstract") }
 
-  /// Makes the result kept aside the value, and keeps the old value aside
-  /// in its place. Under the claim and the graph's lock.
-  func commit() { fatalError("ComputedNode.commit: abstract") }
+  /// Makes the result kept aside the value. Returns whether the old value
+  /// waits aside in its place, for `dropEvaluated()` to release once the
+  /// lock is given back (its deinit may run user code); a value that
+  /// needs no release (an `Int`) is overwritten, and then the lock need
+  /// not be given back and taken again. Under the claim and the graph's
+  /// lock.
+  func commit() -> Bool { fatalError("ComputedNode.commit: abstract") }
 
-  /// Releases what `evaluate` or `commit` kept aside. Under the claim,
-  /// after unlocking the graph's lock: a deinit may run user code.
+  /// Releases the old value `commit()` kept aside. Under the claim, after
+  /// unlocking the graph's lock.
   func dropEvaluated() { fatalError("ComputedNode.dropEvaluated: abstract") }
-
-  /// Whether `dropEvaluated()` has something to release, once the lock
-  /// is given back; a value that needs no release (an `Int`) is dropped
-  /// here, under the lock, which then need not be given back and taken
-  /// again. Under the claim and the lock.
-  func keepsEvaluated() -> Bool { fatalError("ComputedNode.keepsEvaluated: abstract") }
 
   /// Marks this node, under `ComputedGraph.lock`: `dirty` for a changed
   /// holder it read, `check` for a computed value it read that may have
@@ -94,11 +93,17 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// they were pushed when it left `clean`, and have not read it since,
   /// as reading it would have brought it back to `clean`. So a write marks
   /// each node of a graph at most twice, not once per path to it.
+  ///
+  /// With `wave`, the state of a thread whose write was made in a wave
+  /// outside every chain's run, a refresh of the chains joins that wave's
+  /// end at once (`DeliveryContext.deferRefresh(_:)`, which runs no user
+  /// code, so it may run under the lock) rather than as an effect.
   @inline(__always)
   final func notify(
     _ new: Mark,
     pushingTo stack: inout NodeList,
-    effects: inout [ComputedGraph.Effect]
+    effects: inout TrivialList<ComputedGraph.Effect>,
+    wave: UnsafeMutablePointer<DeliveryContext.State>?
   ) {
     notifications &+= 1
     let old = mark
@@ -110,8 +115,15 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     guard mark != old || updatingThread != 0 else { return }
     // Not `if let`: binding the optional cost a retain and a release more
     // per marked node with chains.
-    if flush != nil { effects.append(.refresh(Unmanaged.passRetained(flush.unsafelyUnwrapped))) }
-    for index in dependents.indices { stack.append(dependents[index]) }
+    if flush != nil {
+      let retained = Unmanaged.passRetained(flush.unsafelyUnwrapped)
+      if let wave {
+        DeliveryContext(state: wave).deferRefresh(retained)
+      } else {
+        effects.append(.refresh(retained))
+      }
+    }
+    stack.append(contentsOf: dependents)
   }
 
   /// The run of a refresh effect under the flush's gate, for a write
@@ -209,10 +221,17 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       state.pointee.updating = Unmanaged.passUnretained(self)
       if mark == .dirty || dependencyMoved(runner: runner) {
         unlockGraph(runner: runner)
-        let (changed, added, dropped) = Tracking.evaluate(self, in: state)
-        lockGraph(runner: runner)
-        state.pointee.updating = updatingParent
-        finishEvaluation(changed: changed, added: added, dropped: dropped, seen: seen, runner: runner)
+        let changed = Tracking.evaluate(self, in: state)
+        if Tracking.rewires(self) {
+          let (added, dropped) = Tracking.rewire(self)
+          lockGraph(runner: runner)
+          state.pointee.updating = updatingParent
+          finishEvaluation(changed: changed, added: added, dropped: dropped, seen: seen, runner: runner)
+        } else {
+          lockGraph(runner: runner)
+          state.pointee.updating = updatingParent
+          finishEvaluation(changed: changed, seen: seen, runner: runner)
+        }
       } else {
         state.pointee.updating = updatingParent
         if notifications == seen { mark = .clean }
@@ -252,8 +271,9 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   ) {
     for index in added { dependencies[index].withSource { $0.addDependent(self) } }
     for dependency in dropped { dependency.withSource { $0.removeDependent(self) } }
+    var keeps = false
     if changed {
-      commit()
+      keeps = commit()
       version &+= 1
     }
     if notifications == seen {
@@ -263,13 +283,31 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
         break
       }
     }
-    if keepsEvaluated() || !dropped.isEmpty || !added.isEmpty {
+    if keeps || !dropped.isEmpty || !added.isEmpty {
       // Still claimed: readers of the clean value go on, and no other
       // thread touches the slots or the dependencies.
       unlockGraph(runner: runner)
       dropEvaluated()
       for dependency in dropped { dependency.release() }
       for index in added { dependencies[index].withSource { link($0) } }
+      lockGraph(runner: runner)
+    }
+  }
+
+  /// `finishEvaluation(changed:added:dropped:seen:runner:)` for an
+  /// evaluation that read what the last one read, in the same order (the
+  /// usual case): no dependency to link, unlink or release.
+  @inline(__always)
+  private func finishEvaluation(changed: Bool, seen: UInt64, runner: Int) {
+    var keeps = false
+    if changed {
+      keeps = commit()
+      version &+= 1
+    }
+    if notifications == seen { mark = .clean }
+    if keeps {
+      unlockGraph(runner: runner)
+      dropEvaluated()
       lockGraph(runner: runner)
     }
   }

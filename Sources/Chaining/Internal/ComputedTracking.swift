@@ -11,14 +11,12 @@
 /// has claimed, and the thread keeps only the innermost node.
 @usableFromInline
 enum Tracking {
-  /// Runs `node`'s evaluation with its reads tracked, and rewrites its
-  /// dependencies: those read again in order first, then the others read.
-  /// Returns whether the value changed, where the new dependencies are,
-  /// and the dropped ones (still retained). Under the node's claim.
-  static func evaluate(
-    _ node: ComputedNode,
-    in state: UnsafeMutablePointer<DeliveryContext.State>
-  ) -> (changed: Bool, added: Range<Int>, dropped: [ComputedDependency]) {
+  /// Runs `node`'s evaluation with its reads tracked, and returns whether
+  /// the value changed. Under the node's claim. When the closure read
+  /// other sources than last time, or in another order (`rewires(_:)`),
+  /// `rewire(_:)` then rewrites the dependencies.
+  @inline(__always)
+  static func evaluate(_ node: ComputedNode, in state: UnsafeMutablePointer<DeliveryContext.State>) -> Bool {
     node.trackingParent = state.pointee.tracking
     node.matched = 0
     state.pointee.tracking = Unmanaged.passUnretained(node)
@@ -26,9 +24,23 @@ enum Tracking {
     let changed = node.evaluate()
     state.pointee.trackingCount -= 1
     state.pointee.tracking = node.trackingParent
+    return changed
+  }
+
+  /// Whether the evaluation that just ran read other sources than the
+  /// last one, or in another order. Almost always false, and then the
+  /// dependencies are as they were, with the versions now read.
+  @inline(__always)
+  static func rewires(_ node: ComputedNode) -> Bool {
+    node.matched != node.dependencies.count || !node.added.isEmpty
+  }
+
+  /// Rewrites `node`'s dependencies after an evaluation that `rewires(_:)`:
+  /// those read again in order first, then the others read. Returns where
+  /// the new dependencies are, and the dropped ones (still retained).
+  /// Under the node's claim.
+  static func rewire(_ node: ComputedNode) -> (added: Range<Int>, dropped: [ComputedDependency]) {
     let matched = node.matched
-    let old = node.dependencies.count
-    if matched == old, node.added.isEmpty { return (changed, old..<old, []) }
     // Past the ones read in order: the old ones read again, out of order,
     // are kept (with the version now read; the retain of its entry in
     // `added` is given back); the others are dropped. Then the new ones.
@@ -52,7 +64,7 @@ enum Tracking {
     for dependency in kept { node.dependencies.append(dependency) }
     let start = node.dependencies.count
     for dependency in new { node.dependencies.append(dependency) }
-    return (changed, start..<node.dependencies.count, dropped)
+    return (start..<node.dependencies.count, dropped)
   }
 
   /// Records a read of `source` (kept alive by `owner`) at `version` into

@@ -224,7 +224,9 @@ extension DeliveryContext {
   /// Adds the refresh of a computed value's chains, `flush`, to the
   /// wave's deferred flushes without its gate: for a write made outside
   /// every chain's run (no causes), in a wave. The entry takes over the
-  /// caller's retain of `flush`. Called by `ComputedGraph.changed(_:)`.
+  /// caller's retain of `flush`. Called by the marking walk
+  /// (`ComputedNode.notify`), under the graph's lock: it runs no user
+  /// code and takes no lock (the rank is atomic).
   ///
   /// What `deferFlush(_:)` does under the gate, less what needs the gate:
   /// the rank, atomic, is raised the same way; with no causes the entry
