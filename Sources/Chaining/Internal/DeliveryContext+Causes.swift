@@ -144,9 +144,9 @@ extension DeliveryContext {
   /// each time, which made its cost grow with the square of the depth.
   ///
   /// `confined`: the causes stay on this thread (a run postponed by
-  /// `DeliveryGate.postpone`, a combine deferred to the wave's end), so
-  /// the node's path may go on growing in place. Otherwise the path is
-  /// frozen first (see `CausePath`).
+  /// `DeliveryGate.postpone`; a combine deferred to the wave's end takes
+  /// `captureNode()` the same way), so the node's path may go on growing
+  /// in place. Otherwise the path is frozen first (see `CausePath`).
   @usableFromInline
   func capture(confined: Bool = false) -> Causes {
     let count = state.pointee.count
@@ -252,6 +252,23 @@ extension DeliveryContext {
       body
     )
     withExtendedLifetime(causes) {}
+  }
+
+  /// `run(with:flushCauses:adding:_:)` for a deferred combine's entry
+  /// (`WaveFlush.Entry`): `node`, when given, installed, then the ids
+  /// `flushCauses[range]`. The caller keeps `node` alive for the call.
+  func run(installing node: Unmanaged<CauseNode>?, flushCauses range: Range<Int>, _ body: () -> Void) {
+    replacingCauses(
+      {
+        if let node {
+          state.pointee.base = node
+          push(key: installedMark)
+        }
+        for index in range { push(key: state.pointee.waves.flushCauses[index]) }
+        state.pointee.installedCount = state.pointee.count
+      },
+      body
+    )
   }
 
   /// Runs `body` with the thread's causes replaced by what `install`

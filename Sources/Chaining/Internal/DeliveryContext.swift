@@ -271,6 +271,7 @@ private func freeContext(_ raw: UnsafeMutableRawPointer) {
   state.pointee.deep.deallocate()
   state.pointee.spareTable.deallocate()
   state.pointee.computedEffects.deallocate()
+  state.pointee.waves.deferred.deallocate()
   state.deinitialize(count: 1)
   state.deallocate()
 }

@@ -34,8 +34,9 @@ extension DeliveryContext {
     /// (see `postpone(causes:_:)`).
     var postponed: [Postponed] = []
     /// The combines that changed in the current wave, in the order they
-    /// first changed; sent when the wave ends.
-    var deferred: [WaveFlush.Entry] = []
+    /// first changed; sent when the wave ends. Freed with the thread's
+    /// state.
+    var deferred = TrivialList<WaveFlush.Entry>()
     /// Whether `deferred` is sorted for `takeLowestRanked()`: cleared by
     /// every entry deferred.
     var deferredSorted = false
@@ -143,11 +144,13 @@ extension DeliveryContext {
     state.pointee.waves.flushCausesFloor = state.pointee.waves.flushCauses.count
     state.pointee.waves.open = 0
     state.pointee.waves.deferredCount = 0
-    state.pointee.waves.deferred = []
+    state.pointee.waves.deferred = TrivialList()
     state.pointee.waves.turns = []
     state.pointee.waves.postponed = []
     state.pointee.waves.level = Int.min
     inWave(body)
+    // The wave's end sent every entry of its own list.
+    state.pointee.waves.deferred.deallocate()
     state.pointee.waves.open = saved.wave
     state.pointee.waves.deferredCount = saved.count
     state.pointee.waves.deferred = saved.deferred
@@ -190,12 +193,14 @@ extension DeliveryContext {
     // combines, whose sends run with their causes installed) cost its
     // allocation, its ids', a table of its own for each sibling, and
     // their release: 30% of cellx's time (perf).
-    var causes: Causes? = nil
+    var causes: Unmanaged<CauseNode>? = nil
     var arena = 0..<0
     if count > Self.scanned {
-      causes = capture(confined: true)
+      // What `capture(confined: true)` keeps past `scanned`: not frozen,
+      // as the node stays on this thread.
+      causes = .passRetained(captureNode())
     } else if let base = state.pointee.base {
-      causes = Causes(node: base.takeUnretainedValue())
+      causes = base.retain()
       arena = copyFlushCauses(from: 1)
     } else if count > 1 {
       arena = copyFlushCauses(from: 0)
@@ -327,21 +332,18 @@ extension DeliveryContext {
       // its chain: run at once when idle, queued behind the run of another
       // thread otherwise. Not an echo: that gate's runs in this wave are
       // done, and its send is meant to reach the chain.
-      // The closures capture the entry's two unretained references, not
-      // the entry: a copy of it retained and released its causes again,
-      // 2% of cellx's time (perf). The causes are borrowed.
       let flush = entry.flush
       let hop = entry.hop
-      if entry.causes != nil {
-        // A node, and the ids on top of it (see `deferFlush(_:)`).
-        run(with: entry.causes.unsafelyUnwrapped, flushCauses: entry.arena) { send(flush, through: hop) }
-      } else if entry.arena.isEmpty && state.pointee.count == 0 && state.pointee.base == nil {
+      if entry.causes == nil && entry.arena.isEmpty && state.pointee.count == 0 && state.pointee.base == nil {
         send(flush, through: hop)
       } else {
-        // A few ids; or none when the wave ended inside a run of other
-        // chains (a hop's drain, say): the value's only cause was the
-        // gate, so none of those count.
-        run(with: .none, flushCauses: entry.arena) { send(flush, through: hop) }
+        // A node and the ids on top of it, or a few ids (see
+        // `deferFlush(_:)`); or none when the wave ended inside a run of
+        // other chains (a hop's drain, say): the value's only cause was
+        // the gate, so none of those count. The entry's retain keeps the
+        // node alive for the run.
+        run(installing: entry.causes, flushCauses: entry.arena) { send(flush, through: hop) }
+        entry.causes?.release()
       }
       state.pointee.waves.level = saved
     }
@@ -360,7 +362,6 @@ extension DeliveryContext {
   /// Removes and returns the deferred combine of lowest rank, the first of
   /// them when several share it. Most waves defer one combine.
   private func takeLowestRanked() -> WaveFlush.Entry {
-    // Indexed in place: a copy of the array would make the removal copy it.
     let count = state.pointee.waves.deferred.count
     if count == 1 { return state.pointee.waves.deferred.removeLast() }
     if count > Self.sortedFlushes {
@@ -400,17 +401,16 @@ extension DeliveryContext {
     // The entry at `keys[j].index` goes to `j`. Each cycle of that order
     // is followed from its smallest position `i`, swapping the next entry
     // of the cycle into place; a position done points at itself.
-    state.pointee.waves.deferred.withUnsafeMutableBufferPointer { entries in
-      for i in keys.indices {
-        var j = i
-        while keys[j].index != i {
-          let next = keys[j].index
-          entries.swapAt(j, next)
-          keys[j].index = j
-          j = next
-        }
+    let entries = state.pointee.waves.deferred
+    for i in keys.indices {
+      var j = i
+      while keys[j].index != i {
+        let next = keys[j].index
+        entries.swapAt(j, next)
         keys[j].index = j
+        j = next
       }
+      keys[j].index = j
     }
   }
 

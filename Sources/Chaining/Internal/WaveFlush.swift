@@ -18,8 +18,10 @@ final class WaveFlush: @unchecked Swift.Sendable {
   /// stored property (see `AtomicReference`: "Where the word lives").
   @usableFromInline var rankStorage = Int.min
 
-  /// A deferred combine in a thread's list.
-  struct Entry {
+  /// A deferred combine in a thread's list. Trivial: its references are
+  /// retained and released by hand, so that the list (`Waves.deferred`)
+  /// appends and removes without reference counting or uniqueness checks.
+  struct Entry: BitwiseCopyable {
     /// Retained by the entry (see `DeliveryContext.deferFlush(_:)`).
     let flush: Unmanaged<WaveFlush>
     /// The gate to send through, retained, when the sides run under
@@ -31,11 +33,26 @@ final class WaveFlush: @unchecked Swift.Sendable {
     /// others than the gate, so that a binding loop through the combine
     /// still settles: past `DeliveryContext.scanned`, a captured node;
     /// with a node installed, that node, and the ids pushed on top of it
-    /// in `arena`; otherwise, with two to `scanned`, in `arena` alone.
-    let causes: Causes?
+    /// in `arena`; otherwise nil, with two to `scanned` in `arena` alone.
+    /// Retained by the entry, released once it is sent.
+    let causes: Unmanaged<CauseNode>?
     /// Where the causes' ids are in the thread's `flushCauses`
     /// (empty when none are there).
-    let arena: Range<Int>
+    var arena: Range<Int> { arenaBounds.lower..<arenaBounds.upper }
+    /// `arena`'s bounds: a `Range` is not bitwise copyable.
+    private let arenaBounds: (lower: Int, upper: Int)
+
+    init(
+      flush: Unmanaged<WaveFlush>,
+      hop: Unmanaged<DeliveryGate>?,
+      causes: Unmanaged<CauseNode>?,
+      arena: Range<Int>
+    ) {
+      self.flush = flush
+      self.hop = hop
+      self.causes = causes
+      arenaBounds = (arena.lowerBound, arena.upperBound)
+    }
   }
 
   /// The gate of the combine's chain: where its sides run, unless a hop
