@@ -86,7 +86,7 @@ enum ComputedGraph {
         }
       }
     }
-    runEffects(from: start, in: state)
+    if state.pointee.computedEffects.count != start { runEffects(from: start, in: state) }
   }
 
   /// Runs the effects a walk collected from `start` on, then drops them.
@@ -94,7 +94,6 @@ enum ComputedGraph {
   /// and runs its own effects past these before returning.
   private static func runEffects(from start: Int, in state: UnsafeMutablePointer<DeliveryContext.State>) {
     let end = state.pointee.computedEffects.count
-    if end == start { return }
     for index in start..<end {
       switch state.pointee.computedEffects[index] {
       case .observation(let observation):
