@@ -37,12 +37,13 @@
 /// and the claim.
 enum ComputedGraph {
   /// The lock, with the marking walk's stack: reused by every walk, so a
-  /// walk allocates nothing once the graph's widest walk has run. Never
-  /// freed: unmanaged, so that taking it retains nothing. Each thread's
-  /// state keeps it too, for the updates (`DeliveryContext.State.graphLock`):
-  /// on Linux, each function that reaches a global made on first use calls
-  /// the runtime's `swift_once`.
-  static let lock = Unmanaged.passRetained(Protected(NodeList()))
+  /// walk allocates nothing once the graph's widest walk has run (see
+  /// `GraphLock`, for how it is given back). Never freed: unmanaged, so
+  /// that taking it retains nothing. Each thread's state keeps it too, for
+  /// the updates (`DeliveryContext.State.graphLock`): on Linux, each
+  /// function that reaches a global made on first use calls the runtime's
+  /// `swift_once`.
+  static let lock = Unmanaged.passRetained(GraphLock())
 
   /// Runs `body` under the lock, with the walk's stack.
   @inline(__always)

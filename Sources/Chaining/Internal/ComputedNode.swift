@@ -164,19 +164,20 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   }
 
   /// Takes the graph's lock on the thread `runner` (the caller's), without
-  /// a closure (see `Protected.manualLock()`), through the thread's own
-  /// reference to it (`DeliveryContext.State.graphLock`): on Linux, each
+  /// a closure (a closure that copied a generic value out would look up
+  /// its metadata on every call), through the thread's own reference to
+  /// it (`DeliveryContext.State.graphLock`): on Linux, each
   /// function that reaches the static calls the runtime's `swift_once`,
   /// 5% of kairo deep's time with `Computed` (perf).
   @inline(__always)
   final func lockGraph(runner: Int) {
-    DeliveryContext.graphLock(runner: runner)._withUnsafeGuaranteedRef { $0.manualLock() }
+    DeliveryContext.graphLock(runner: runner)._withUnsafeGuaranteedRef { $0.lock() }
   }
 
   /// Gives back the lock `lockGraph(runner:)` took.
   @inline(__always)
   final func unlockGraph(runner: Int) {
-    DeliveryContext.graphLock(runner: runner)._withUnsafeGuaranteedRef { $0.manualUnlock() }
+    DeliveryContext.graphLock(runner: runner)._withUnsafeGuaranteedRef { $0.unlock() }
   }
 
   /// Gives back the lock `lockUpdated(runner:)` took, and wakes the

@@ -170,7 +170,7 @@ struct DeliveryContext {
   /// The graph lock of computed values, from the state of the thread
   /// `runner` (`State.graphLock`). Only on that thread.
   @inline(__always)
-  static func graphLock(runner: Int) -> Unmanaged<Protected<NodeList>> {
+  static func graphLock(runner: Int) -> Unmanaged<GraphLock> {
     UnsafeMutablePointer<State>(bitPattern: runner).unsafelyUnwrapped.pointee.graphLock
   }
 

@@ -111,34 +111,6 @@ final class Protected<State>: @unchecked Swift.Sendable {
     fatalError("\(call).")
   }
 
-  /// Takes the lock, for a caller that must copy a generic value under it
-  /// without a closure (whose captures of a generic type are looked up in
-  /// the runtime's metadata caches on every call). Pair with `manualUnlock()`;
-  /// prefer `withLock(_:)`.
-  @inline(__always)
-  func manualLock() {
-    #if canImport(Darwin)
-    if !os_unfair_lock_trylock(lock) { lockContended() }
-    #else
-    if !lock.compareExchange(expected: Self.free, desired: Self.taken, ordering: .acquiring).exchanged {
-      lockContended()
-    }
-    #endif
-  }
-
-  /// Gives back the lock `manualLock()` took.
-  @inline(__always)
-  func manualUnlock() {
-    #if CHAINING_INTERNAL_CHECKS
-    invariant?(state)
-    #endif
-    #if canImport(Darwin)
-    os_unfair_lock_unlock(lock)
-    #else
-    if lock.exchange(Self.free, ordering: .releasing) == Self.contended { wakeWaiters() }
-    #endif
-  }
-
   /// Runs `body` with exclusive access to the state and returns its result.
   @inlinable @inline(__always)
   func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {

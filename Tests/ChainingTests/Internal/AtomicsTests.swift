@@ -78,6 +78,10 @@ import Testing
     #if !canImport(Darwin)
     let protected = Protected([1, 2, 3])
     expectSameAddress(protected.lock, &protected.lockWord)
+
+    let graphLock = GraphLock()
+    expectSameAddress(graphLock.word, &graphLock.words.word)
+    expectSameAddress(graphLock.parked, &graphLock.words.parked)
     #endif
   }
 }
