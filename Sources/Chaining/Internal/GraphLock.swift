@@ -74,6 +74,13 @@ final class GraphLock: @unchecked Swift.Sendable {
     #endif
   }
 
+  #if canImport(Darwin)
+  deinit {
+    unfairLock.deinitialize(count: 1)
+    unfairLock.deallocate()
+  }
+  #endif
+
   /// Takes the lock.
   @inline(__always)
   func lock() {
