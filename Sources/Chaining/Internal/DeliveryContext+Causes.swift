@@ -216,22 +216,14 @@ extension DeliveryContext {
     state.pointee.memoCount = covered
   }
 
-  /// Runs `body` with `causes`, then the ids `flushCauses[range]` (a
-  /// deferred combine's, see `WaveFlush.Entry.arena`), then `gate`, when
-  /// given, installed; then restores the thread's own causes.
+  /// Runs `body` with `causes`, then `gate`, when given, installed; then
+  /// restores the thread's own causes.
   ///
   /// A node is installed as `base`, in O(1): the buffer then holds only
-  /// the ids on top of it and what is pushed during `body`, and
-  /// `isCaused(by:)` asks the node and searches the buffer: the causes
-  /// `node.all + flushCauses[range]`, as a node made of them would be,
-  /// without making it.
+  /// what is pushed on top of it, and `isCaused(by:)` asks the node and
+  /// searches the buffer.
   @usableFromInline
-  func run(
-    with causes: Causes,
-    flushCauses range: Range<Int> = 0..<0,
-    adding gate: DeliveryGate? = nil,
-    _ body: () -> Void
-  ) {
+  func run(with causes: Causes, adding gate: DeliveryGate? = nil, _ body: () -> Void) {
     replacingCauses(
       {
         if causes.node != nil {
@@ -245,7 +237,6 @@ extension DeliveryContext {
         } else if !causes.copied.isEmpty {
           for id in causes.copied { push(key: id) }
         }
-        for index in range { push(key: state.pointee.waves.flushCauses[index]) }
         state.pointee.installedCount = state.pointee.count
         if let gate { push(gate) }
       },
@@ -254,9 +245,12 @@ extension DeliveryContext {
     withExtendedLifetime(causes) {}
   }
 
-  /// `run(with:flushCauses:adding:_:)` for a deferred combine's entry
-  /// (`WaveFlush.Entry`): `node`, when given, installed, then the ids
-  /// `flushCauses[range]`. The caller keeps `node` alive for the call.
+  /// Runs `body` with a deferred combine's causes (`WaveFlush.Entry`)
+  /// installed: `node`, when given, then the ids `flushCauses[range]`;
+  /// then restores the thread's own causes. The caller keeps `node` alive
+  /// for the call. `isCaused(by:)` then asks the node and searches the
+  /// buffer: the causes `node.all + flushCauses[range]`, as a node made
+  /// of them would be, without making it.
   func run(installing node: Unmanaged<CauseNode>?, flushCauses range: Range<Int>, _ body: () -> Void) {
     replacingCauses(
       {

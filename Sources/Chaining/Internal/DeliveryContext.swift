@@ -45,7 +45,7 @@ struct DeliveryContext {
     /// set, so that `isCaused(by:)` costs O(1) however deep the delivery.
     @usableFromInline var deep = CauseSet()
     /// How many keys the install of captured causes pushed
-    /// (`run(with:flushCauses:adding:_:)`): ids (or `installedMark` for a
+    /// (`run(with:adding:_:)`, `run(installing:flushCauses:_:)`): ids (or `installedMark` for a
     /// node in `base`), at the bottom of the buffer, under the addresses
     /// runs push after; 0 when none are installed. Only when it is not 0
     /// does `isCaused(by:)` look for the gate's id as well as its address,
@@ -53,7 +53,7 @@ struct DeliveryContext {
     /// address (`isInstalledCause(_:count:)`).
     @usableFromInline var installedCount = 0
     /// The causes a queued or deferred value brought with it, installed by
-    /// `run(with:flushCauses:adding:_:)`: shared with the value, not
+    /// `run(with:adding:_:)` or `run(installing:flushCauses:_:)`: shared with the value, not
     /// copied into the buffer, which holds only the causes pushed since.
     /// Nil when none.
     ///

@@ -57,9 +57,8 @@ struct TrivialList<Element: BitwiseCopyable> {
 
   /// Removes and returns the last element; the list is not empty.
   mutating func removeLast() -> Element {
-    precondition(count > 0, "TrivialList.removeLast(): the list is empty")
-    count -= 1
-    return base.unsafelyUnwrapped[count]
+    guard let last = popLast() else { preconditionFailure("TrivialList.removeLast(): the list is empty") }
+    return last
   }
 
   /// Removes and returns the element at `index`, moving the ones after it

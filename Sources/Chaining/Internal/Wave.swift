@@ -14,7 +14,7 @@
 extension DeliveryContext {
   /// A thread's waves, in its `State`: how many it is inside, and what
   /// waits for the outermost one's end. Only this file reads and writes
-  /// them (and `DeliveryContext.run(with:flushCauses:adding:_:)`, the
+  /// them (and `DeliveryContext.run(installing:flushCauses:_:)`, the
   /// causes of a flushed combine).
   @usableFromInline
   struct Waves {
@@ -172,7 +172,7 @@ extension DeliveryContext {
   /// causes captured, so that the loop still settles.
   func deferFlush(_ flush: WaveFlush) {
     // The gate the combine's side runs under: the innermost cause, pushed
-    // by the gate's run (`enter`, or `run(with:flushCauses:adding:_:)` for
+    // by the gate's run (`enter`, or `run(with:adding:_:)` for
     // a queued value). It is the chain's gate, or a hop's for a combine
     // after a hop: sending through it keeps the send serial with the
     // sides, on the hop's queue or actor. Compared unretained: the gate is

@@ -124,7 +124,7 @@ import Testing
             context.run(with: pick.causes) { explore(installed: pick.gates, level: level + 1) }
           case 9 where level < 2:
             // A node and ids on top of it, as a combine deferred on an
-            // installed node is sent (`run(with:flushCauses:adding:_:)`).
+            // installed node is sent (`run(installing:flushCauses:_:)`).
             guard let pick = captured.last(where: { $0.causes.node != nil }) else { break }
             // A few, as the library installs; one time in five more than
             // the buffer's scanned part, so that ids reach `deep` too.
@@ -135,7 +135,8 @@ import Testing
             context.state.pointee.waves.flushCauses += extra.map(\.id)
             let range = flushCauses..<context.state.pointee.waves.flushCauses.count
             nodeInstalls += 1
-            context.run(with: pick.causes, flushCauses: range) {
+            // `pick` keeps the node alive for the run, as an entry does.
+            context.run(installing: .passUnretained(pick.causes.node.unsafelyUnwrapped), flushCauses: range) {
               explore(installed: pick.gates + extra, level: level + 1)
             }
             context.state.pointee.waves.flushCauses.removeLast(extra.count)
