@@ -120,7 +120,26 @@ public final class Computed<Value>: Swift.Sendable {
   /// The value, evaluated first if a dependency changed since the last
   /// evaluation. Read inside another computed value's closure, it makes
   /// this one a dependency of that one.
-  public var value: Value { box.read(owner: self) }
+  ///
+  /// Any thread may read it. A read takes the graph's lock for a moment,
+  /// except inside another computed value's closure, where a clean value
+  /// that is trivial and fits in a word (an `Int`, a `Bool`, a `Double`)
+  /// is read without a lock.
+  @inlinable
+  public var value: Value {
+    // Inside an evaluation, a clean value that fits in a word is read
+    // without the lock (see `ComputedNode`, "Reads without the lock"):
+    // here, so that its bits become the value in code specialized for it.
+    if _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt>.size && MemoryLayout<UInt>.size == 8 {
+      let state = DeliveryContext.current.state
+      if state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
+        let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+        Tracking.recordRead(of: box, owner: self, version: version, in: state)
+        return value
+      }
+    }
+    return box.read(owner: self)
+  }
 }
 
 // MARK: - ComputedBox
@@ -152,12 +171,8 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// The value (`cached`), initialized by the first evaluation (the mark
   /// is `dirty` until then); and an evaluation's result until `commit`,
   /// then the value it replaced, until `dropEvaluated` (`evaluated`).
-  private let cached = UnsafeMutablePointer<Value>.allocate(capacity: 2)
+  private let cached = allocateSlots()
   private var evaluated: UnsafeMutablePointer<Value> { cached + 1 }
-  /// Whether `cached` is initialized. Under the claim.
-  @exclusivity(unchecked) private var hasValue = false
-  /// Whether `evaluated` holds a replaced value to drop. Under the claim.
-  @exclusivity(unchecked) private var hasEvaluated = false
   /// The chains on this value: a changed value is broadcast to them.
   let core = _SenderCore<Value>()
   /// The version last broadcast to the chains, once one is subscribed
@@ -165,6 +180,15 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// section as the value a refresh broadcasts; refreshes run one at a
   /// time, under the flush's gate.
   @exclusivity(unchecked) private var sentVersion: UInt64 = 0
+  // The flags last, side by side: stored properties are laid out in
+  // order, and a flag between two words takes a word of its own. With
+  // `ComputedNode`'s flags side by side too, the published words left a
+  // node as large as before (248 usable bytes in glibc's allocator,
+  // measured).
+  /// Whether `cached` is initialized. Under the claim.
+  @exclusivity(unchecked) private var hasValue = false
+  /// Whether `evaluated` holds a replaced value to drop. Under the claim.
+  @exclusivity(unchecked) private var hasEvaluated = false
   @exclusivity(unchecked) private var hasSent = false
 
   /// A box whose evaluations run `evaluate` and whose commits run
@@ -177,7 +201,38 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   ) {
     evaluateInto = evaluate
     replaceInto = replace
-    super.init(name: name)
+    super.init(name: name, publishesWord: Self.fitsInWord)
+  }
+
+  /// Whether a value is trivial and fits in a word of 64 bits, so that a
+  /// clean one is published for reads without the lock (see
+  /// `ComputedNode`, "Reads without the lock"). Not on 32-bit platforms,
+  /// whose words cannot hold the version.
+  private static var fitsInWord: Bool {
+    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt>.size && MemoryLayout<UInt>.size == 8
+  }
+
+  /// The bits of a value that `fitsInWord`: the word at its slot, whose
+  /// bytes past the value's (the next slot's, or the allocation's
+  /// padding) are never read back as part of it (`Computed.value` loads
+  /// only the value's own bytes). The slots' allocation is a word or more
+  /// for such a value, and aligned as one (`allocateSlots()`).
+  @inline(__always)
+  private var cachedBits: UInt {
+    UnsafeRawPointer(cached).load(as: UInt.self)
+  }
+
+  /// The two slots, `cached` and `evaluated`: at least two words, aligned
+  /// as a word and zeroed, so that `cachedBits` reads initialized bytes
+  /// within the allocation.
+  private static func allocateSlots() -> UnsafeMutablePointer<Value> {
+    let byteCount = Swift.max(2 * MemoryLayout<Value>.stride, 2 * MemoryLayout<UInt>.size)
+    let slots = UnsafeMutableRawPointer.allocate(
+      byteCount: byteCount,
+      alignment: Swift.max(MemoryLayout<Value>.alignment, MemoryLayout<UInt>.alignment)
+    )
+    slots.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+    return slots.bindMemory(to: Value.self, capacity: 2)
   }
 
   /// `replaceInto` as `Computed`'s initializers make it.
@@ -225,6 +280,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// evaluation, and as a dependency inside one (where the reading
   /// value's own registration covers it). A dependency holds `owner`,
   /// the `Computed` read.
+  @usableFromInline
   func read(owner: AnyObject) -> Value {
     let state = DeliveryContext.current.state
     if state.pointee.trackingCount != 0 {
@@ -247,7 +303,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   deinit {
     if hasValue { cached.deinitialize(count: 1) }
     if hasEvaluated { evaluated.deinitialize(count: 1) }
-    cached.deallocate()
+    UnsafeMutableRawPointer(cached).deallocate()
   }
 
   override func evaluate() -> Bool {
@@ -259,9 +315,13 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     if !hasValue {
       cached.moveInitialize(from: evaluated, count: 1)
       hasValue = true
-      return false
+    } else {
+      hasEvaluated = replaceInto(cached)
     }
-    hasEvaluated = replaceInto(cached)
+    // Not published now: the node is not clean (see `ComputedNode`,
+    // "Reads without the lock"); its stamp, stored when it becomes clean,
+    // publishes these bits.
+    if publishesWord { publishedBits.store(cachedBits, ordering: .releasing) }
     return hasEvaluated
   }
 

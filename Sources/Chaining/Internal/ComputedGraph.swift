@@ -119,7 +119,16 @@ enum ComputedGraph {
 /// or another computed value (its `ComputedNode`).
 @usableFromInline
 class ComputedSource: @unchecked Swift.Sendable {
-  // @unchecked: `dependents` is guarded by `ComputedGraph.lock`.
+  // @unchecked: `dependents` is guarded by `ComputedGraph.lock`, and
+  // `publishedWords` is reached only atomically.
+
+  /// A computed value's stamp and value as a word, for reads without the
+  /// lock (see `ComputedNode`, "Reads without the lock"); unused by a
+  /// holder's source. Reached only through
+  /// `ComputedNode.publishedStamp` and `publishedBits` (see
+  /// `AtomicReference`: "Where the word lives"); must stay the first
+  /// stored property.
+  final var publishedWords: (stamp: UInt, bits: UInt) = (0, 0)
 
   /// The computed values that read this source on their last evaluation,
   /// unretained (see `ComputedGraph`). Under `ComputedGraph.lock`.

@@ -542,6 +542,121 @@ import Testing
     #expect(sent.history == Array(0..<20))
     withExtendedLifetime(chains) {}
   }
+
+  // MARK: Reads without the lock
+
+  @Test func aCleanValueThatFitsInAWordIsPublishedUntilAMark() {
+    // Published while clean and read by another computed value, with its
+    // version; a write that marks it takes it back before anything
+    // changes; the next update publishes the new value. A value that no
+    // computed value reads, or that does not fit in a word, is not.
+    let a = ValueHolder(2)
+    let double = Computed { a.value * 2 }
+    #expect(double.value == 4)
+    #expect(double.box.readPublished() == nil)
+    let reader = Computed { double.value + 1 }
+    #expect(reader.value == 5)
+    #expect(reader.box.readPublished() == nil)
+    a.value = 3
+    #expect(double.box.readPublished() == nil)
+    #expect(double.value == 6)
+    let first = double.box.readPublished()
+    #expect(first?.bits == 6)
+    #expect(reader.value == 7)
+    a.value = 4
+    #expect(double.box.readPublished() == nil)
+    #expect(reader.value == 9)
+    #expect(double.box.readPublished()?.bits == 8)
+    #expect(double.box.readPublished()?.version == first.map { $0.version + 1 })
+    // An equal result keeps the version, and is published again.
+    let parity = Computed { a.value % 2 }
+    let parityReader = Computed { parity.value }
+    #expect(parityReader.value == 0)
+    a.value = 6
+    #expect(parityReader.value == 0)
+    let version = parity.box.readPublished()?.version
+    #expect(version != nil)
+    a.value = 8
+    #expect(parity.box.readPublished() == nil)
+    #expect(parityReader.value == 0)
+    #expect(parity.box.readPublished()?.version == version)
+    let text = Computed { "\(a.value)" }
+    let textReader = Computed { text.value + "!" }
+    #expect(textReader.value == "8!")
+    a.value = 9
+    #expect(textReader.value == "9!")
+    #expect(!text.box.publishesWord)
+    #expect(text.box.readPublished() == nil)
+  }
+
+  @Test func valuesSmallerThanAWordReadInsideAnEvaluationKeepTheirBytes() {
+    // Read through the published word inside an evaluation: each keeps
+    // its own bytes, whatever the rest of the word holds.
+    struct Packed: Equatable {
+      var low: UInt8
+      var middle: UInt16
+      var high: Int8
+    }
+    enum Light: Equatable { case red, amber, green }
+    func packed(_ value: Int) -> Packed {
+      Packed(low: UInt8(value & 0xFF), middle: UInt16(value &* 3), high: -Int8(value % 100))
+    }
+    func describe(_ flag: Bool, _ small: Int8, _ packed: Packed, _ light: Light, _ real: Double) -> String {
+      "\(flag) \(small) \(packed.low) \(packed.middle) \(packed.high) \(light) \(real)"
+    }
+    let lights = [Light.red, .amber, .green]
+    let a = ValueHolder(0)
+    let flag = Computed { a.value % 2 == 1 }
+    let small = Computed { Int8(truncatingIfNeeded: a.value &* 37) }
+    let pack = Computed { packed(a.value) }
+    let light = Computed { lights[a.value % 3] }
+    let real = Computed { Double(a.value) / 4 }
+    let all = Computed { describe(flag.value, small.value, pack.value, light.value, real.value) }
+    _ = all.value
+    for value in [1, 200, 255, 257, 1000, 7] {
+      a.value = value
+      // Bring each clean, so that `all` reads the published words.
+      _ = (flag.value, small.value, pack.value, light.value, real.value)
+      #expect(flag.box.readPublished() != nil && pack.box.readPublished() != nil)
+      let expected = describe(
+        value % 2 == 1,
+        Int8(truncatingIfNeeded: value &* 37),
+        packed(value),
+        lights[value % 3],
+        Double(value) / 4
+      )
+      #expect(all.value == expected)
+    }
+  }
+
+  @Test func readsWithoutTheLockSeeEveryWriteInOrderUnderConcurrentWrites() {
+    // A writer counts up; four threads each read, 3,000 times, inside
+    // their own evaluation, a value computed from the count, brought
+    // clean by each of them in turn, so that most reads take the
+    // published word while the writer marks it. Each read is a multiple
+    // of 3 (never torn) and never below one read before it on the same
+    // thread (never an older value); then a read sees the last write.
+    let a = ValueHolder(0)
+    let tripled = Computed { a.value &* 3 }
+    let writes = 2_000
+    let failures = Recorder<String>()
+    race(threads: 5) { thread in
+      if thread == 0 {
+        for value in 1...writes { a.value = value }
+        return
+      }
+      let reader = Computed { tripled.value }
+      var last = 0
+      for _ in 0..<3_000 {
+        _ = tripled.value
+        let read = reader.value
+        if read % 3 != 0 || read < last { failures.append("\(read) after \(last)") }
+        last = read
+      }
+    }
+    #expect(failures.history == [])
+    #expect(Computed { tripled.value }.value == writes * 3)
+  }
 }
 
 /// Stops one evaluation inside its closure (`here()`), holding the value's

@@ -75,6 +75,10 @@ import Testing
     #expect(!countdown.decrement())
     #expect(countdown.decrement())
 
+    let computed = ComputedNode(name: "node", publishesWord: true)
+    expectSameAddress(computed.publishedStamp, &computed.publishedWords.stamp)
+    expectSameAddress(computed.publishedBits, &computed.publishedWords.bits)
+
     #if !canImport(Darwin)
     let protected = Protected([1, 2, 3])
     expectSameAddress(protected.lock, &protected.lockWord)
