@@ -134,7 +134,9 @@ public final class Computed<Value>: Swift.Sendable {
       let state = DeliveryContext.current.state
       if state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
         let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
-        Tracking.recordRead(of: box, owner: self, version: version, in: state)
+        if !Tracking.recordReadInOrder(of: box, version: version, in: state) {
+          Tracking.recordRead(of: box, owner: self, version: version, in: state)
+        }
         return value
       }
     }

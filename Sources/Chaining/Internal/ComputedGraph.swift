@@ -182,10 +182,11 @@ class ComputedSource: @unchecked Swift.Sendable {
 /// `dependencies` or in an evaluation's `ComputedNode.added`, and
 /// released when dropped from either (after unlocking: a deinit may run
 /// user code) or in the node's `deinit`.
-struct ComputedDependency {
-  let source: Unmanaged<ComputedSource>
+@usableFromInline
+struct ComputedDependency: BitwiseCopyable {
+  @usableFromInline let source: Unmanaged<ComputedSource>
   let owner: Unmanaged<AnyObject>
-  var version: UInt64
+  @usableFromInline var version: UInt64
 
   static func retained(_ source: ComputedSource, owner: AnyObject, version: UInt64) -> ComputedDependency {
     ComputedDependency(source: .passRetained(source), owner: .passRetained(owner), version: version)
@@ -212,4 +213,4 @@ struct ComputedDependency {
 typealias NodeList = TrivialList<Unmanaged<ComputedNode>>
 
 /// A node's dependencies, retained by hand (see `ComputedDependency`).
-typealias DependencyList = TrivialList<ComputedDependency>
+@usableFromInline typealias DependencyList = TrivialList<ComputedDependency>

@@ -47,7 +47,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
 
   /// The dependencies of the last evaluation. Under the claim, or in
   /// `deinit`.
-  @exclusivity(unchecked) final var dependencies = DependencyList()
+  @usableFromInline @exclusivity(unchecked) final var dependencies = DependencyList()
 
   // Under the claim, while this node updates on the claiming thread (kept
   // here rather than in arrays of the thread's, whose appends cost a
@@ -57,10 +57,10 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// The node evaluating on this thread when this one's evaluation began.
   @exclusivity(unchecked) final var trackingParent: Unmanaged<ComputedNode>?
   /// How many of the dependencies the evaluation read again, in order.
-  @exclusivity(unchecked) final var matched = 0
+  @usableFromInline @exclusivity(unchecked) final var matched = 0
   /// The sources the evaluation read that were not next in that order,
   /// retained.
-  @exclusivity(unchecked) final var added: [ComputedDependency] = []
+  @usableFromInline @exclusivity(unchecked) final var added: [ComputedDependency] = []
 
   init(name: String, publishesWord: Bool) {
     self.name = name

@@ -96,7 +96,7 @@ struct DeliveryContext {
     /// The innermost evaluation of a computed value in progress on this
     /// thread: the reads it makes are its dependencies (see `Tracking`).
     /// The others follow through `ComputedNode.trackingParent`.
-    var tracking: Unmanaged<ComputedNode>?
+    @usableFromInline var tracking: Unmanaged<ComputedNode>?
     /// How many evaluations are in progress on this thread, read by every
     /// holder read.
     @usableFromInline var trackingCount = 0

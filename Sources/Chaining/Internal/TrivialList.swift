@@ -8,11 +8,13 @@
 /// alone), and every write and every check walks these. The elements
 /// need no release, so growing is a plain copy and dropping one frees
 /// nothing. Its owner frees the buffer (`deallocate()`).
+@usableFromInline
 struct TrivialList<Element: BitwiseCopyable> {
-  private var base: UnsafeMutablePointer<Element>?
-  private(set) var count = 0
+  @usableFromInline var base: UnsafeMutablePointer<Element>?
+  @usableFromInline private(set) var count = 0
   private var capacity = 0
 
+  @inlinable
   subscript(index: Int) -> Element {
     get { base.unsafelyUnwrapped[index] }
     nonmutating set { base.unsafelyUnwrapped[index] = newValue }

@@ -629,6 +629,30 @@ import Testing
     }
   }
 
+  @Test func aReadInOrderAfterTheSameValueWasReadOutOfOrderIsListedOnce() {
+    // The last evaluation read flag, a, b; this one reads flag, b (out of
+    // order), a (in order), b again: the second read of b is already
+    // listed, and matching it in place too would list it twice. `a` and
+    // `b` are published, so their reads take the inlined path.
+    let flag = ValueHolder(false)
+    let a0 = ValueHolder(1)
+    let b0 = ValueHolder(2)
+    let a = Computed { a0.value }
+    let b = Computed { b0.value }
+    let reader = Computed { flag.value ? b.value + a.value + b.value : a.value + b.value }
+    #expect(reader.value == 3)
+    a0.value = 10
+    b0.value = 20
+    #expect(a.value == 10 && b.value == 20)
+    #expect(a.box.readPublished() != nil && b.box.readPublished() != nil)
+    flag.value = true
+    #expect(reader.value == 50)
+    #expect(reader.box.dependencies.count == 3)
+    #expect(b.box.dependents.count == 1)
+    b0.value = 30
+    #expect(reader.value == 70)
+  }
+
   @Test func readsWithoutTheLockSeeEveryWriteInOrderUnderConcurrentWrites() {
     // A writer counts up; four threads each read, 3,000 times, inside
     // their own evaluation, a value computed from the count, brought
