@@ -130,17 +130,15 @@ public final class Computed<Value>: Swift.Sendable {
     // Inside an evaluation, a clean value that fits in a word is read
     // without the lock (see `ComputedNode`, "Reads without the lock"):
     // here, so that its bits become the value in code specialized for it.
-    if _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt>.size && MemoryLayout<UInt>.size == 8 {
-      let state = DeliveryContext.current.state
-      if state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
-        let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
-        if !Tracking.recordReadInOrder(of: box, version: version, in: state) {
-          Tracking.recordRead(of: box, owner: self, version: version, in: state)
-        }
-        return value
+    let state = DeliveryContext.current.state
+    if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
+      let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+      if !Tracking.recordReadInOrder(of: box, version: version, in: state) {
+        Tracking.recordRead(of: box, owner: self, version: version, in: state)
       }
+      return value
     }
-    return box.read(owner: self)
+    return box.read(owner: self, in: state)
   }
 }
 
@@ -210,7 +208,8 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// clean one is published for reads without the lock (see
   /// `ComputedNode`, "Reads without the lock"). Not on 32-bit platforms,
   /// whose words cannot hold the version.
-  private static var fitsInWord: Bool {
+  @inlinable
+  static var fitsInWord: Bool {
     _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt>.size && MemoryLayout<UInt>.size == 8
   }
 
@@ -281,10 +280,9 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// `Computed.value`: registers the read with Observation outside an
   /// evaluation, and as a dependency inside one (where the reading
   /// value's own registration covers it). A dependency holds `owner`,
-  /// the `Computed` read.
+  /// the `Computed` read. `state` is the reading thread's.
   @usableFromInline
-  func read(owner: AnyObject) -> Value {
-    let state = DeliveryContext.current.state
+  func read(owner: AnyObject, in state: UnsafeMutablePointer<DeliveryContext.State>) -> Value {
     if state.pointee.trackingCount != 0 {
       var version: UInt64 = 0
       let value = current(version: &version, runner: Int(bitPattern: state))
