@@ -198,6 +198,7 @@ struct ComputedDependency: BitwiseCopyable {
   }
 
   /// Whether this is a dependency on `other`.
+  @inlinable
   func reads(_ other: Unmanaged<ComputedSource>) -> Bool {
     source.toOpaque() == other.toOpaque()
   }

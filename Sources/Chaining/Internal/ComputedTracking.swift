@@ -83,7 +83,7 @@ enum Tracking {
     state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
       let matched = node.matched
       guard node.added.isEmpty, matched < node.dependencies.count,
-        node.dependencies[matched].source.toOpaque() == Unmanaged.passUnretained(source).toOpaque()
+        node.dependencies[matched].reads(Unmanaged.passUnretained(source))
       else { return false }
       node.dependencies[matched].version = version
       node.matched = matched + 1
