@@ -393,7 +393,52 @@ extension DeliveryContext {
   /// raises meanwhile cannot make the comparisons disagree). The entries
   /// are moved in place, one cycle of the order at a time: no entry is
   /// copied, retained or released, and the sort allocates only its keys.
+  ///
+  /// Usually the ranks are in order already, or in reverse order: the
+  /// chains of the computed values a write marks are deferred with ranks
+  /// that never rise (each chain ranks above the one made before it, and
+  /// the write marks the last made first; a thread's first chains may
+  /// share a rank) or that never fall. The entries are then put in order
+  /// in place with no keys: each run of one rank reversed (never rising),
+  /// or all of them (never falling). Sorting mux's 100 refreshes on every
+  /// write cost 5% of its instructions with `Computed` (callgrind).
   private func sortDeferred() {
+    let entries = state.pointee.waves.deferred
+    let count = entries.count
+    func rank(_ index: Int) -> Int {
+      entries[index].flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }
+    }
+    var previous = rank(0)
+    var neverRising = true
+    var neverFalling = true
+    for index in 1..<count {
+      let current = rank(index)
+      if current > previous { neverRising = false }
+      if current < previous { neverFalling = false }
+      if !neverRising && !neverFalling { break }
+      previous = current
+    }
+    if neverFalling {
+      Self.reverse(entries, 0..<count)
+      return
+    }
+    if neverRising {
+      // The runs are found by reading the ranks again: a rank another
+      // thread raises meanwhile only moves where a run ends, as one
+      // raised just after a sort would, and each entry stays once.
+      var runStart = 0
+      previous = rank(0)
+      for index in 1..<count {
+        let current = rank(index)
+        if current != previous {
+          Self.reverse(entries, runStart..<index)
+          runStart = index
+          previous = current
+        }
+      }
+      Self.reverse(entries, runStart..<count)
+      return
+    }
     var keys = state.pointee.waves.deferred.indices.map { index in
       let flush = state.pointee.waves.deferred[index].flush
       return (rank: flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }, index: index)
@@ -402,7 +447,6 @@ extension DeliveryContext {
     // The entry at `keys[j].index` goes to `j`. Each cycle of that order
     // is followed from its smallest position `i`, swapping the next entry
     // of the cycle into place; a position done points at itself.
-    let entries = state.pointee.waves.deferred
     for i in keys.indices {
       var j = i
       while keys[j].index != i {
@@ -412,6 +456,17 @@ extension DeliveryContext {
         j = next
       }
       keys[j].index = j
+    }
+  }
+
+  /// Reverses the order of `entries` in `range`, in place.
+  private static func reverse(_ entries: TrivialList<WaveFlush.Entry>, _ range: Range<Int>) {
+    var low = range.lowerBound
+    var high = range.upperBound - 1
+    while low < high {
+      entries.swapAt(low, high)
+      low += 1
+      high -= 1
     }
   }
 
