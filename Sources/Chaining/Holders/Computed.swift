@@ -286,7 +286,9 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     if state.pointee.trackingCount != 0 {
       var version: UInt64 = 0
       let value = current(version: &version, runner: Int(bitPattern: state))
-      Tracking.recordRead(of: self, owner: owner, version: version, in: state)
+      if !Tracking.recordReadInOrder(of: self, version: version, in: state) {
+        Tracking.recordRead(of: self, owner: owner, version: version, in: state)
+      }
       return value
     }
     observation.access()

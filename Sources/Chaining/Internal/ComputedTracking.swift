@@ -72,8 +72,10 @@ enum Tracking {
   /// evaluation's reads, in order, and no read came out of order before
   /// it (the usual case: a version updated in place); returns false
   /// otherwise, and then the caller records it with
-  /// `recordRead(of:owner:version:in:)`. Inlined into `Computed.value`:
-  /// the call and its checks cost about 35 instructions per read.
+  /// `recordRead(of:owner:version:in:)`. Inlined into every tracked read
+  /// (`Computed.value`, `ComputedBox.read(owner:in:)`, a holder's
+  /// `HolderStore.readUpdating(observedBy:_:)`): the call and its checks
+  /// cost about 35 instructions per read.
   @inlinable @inline(__always)
   static func recordReadInOrder(
     of source: ComputedSource,

@@ -680,6 +680,25 @@ import Testing
     #expect(reader.value == 70)
   }
 
+  @Test func aLargeValueReadInOrderAfterItWasReadOutOfOrderIsListedOnce() {
+    // As above, through a read of a computed value too large for a word,
+    // which records a read in order inline too (a holder's read does:
+    // `readsInAnotherOrderOrTwiceKeepTheirDependencies`).
+    let flag = ValueHolder(false)
+    let a0 = ValueHolder([1])
+    let b0 = ValueHolder([2])
+    let a = Computed { a0.value }
+    let b = Computed { b0.value }
+    let reader = Computed { flag.value ? b.value + a.value + b.value : a.value + b.value }
+    #expect(reader.value == [1, 2])
+    flag.value = true
+    #expect(reader.value == [2, 1, 2])
+    #expect(reader.box.dependencies.count == 3)
+    #expect(b.box.dependents.count == 1)
+    b0.value = [3]
+    #expect(reader.value == [3, 1, 3])
+  }
+
   @Test func readsWithoutTheLockSeeEveryWriteInOrderUnderConcurrentWrites() {
     // A writer counts up; four threads each read, 3,000 times, inside
     // their own evaluation, a value computed from the count, brought
