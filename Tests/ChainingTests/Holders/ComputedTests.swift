@@ -530,29 +530,34 @@ import Testing
 
   @Test func manyValuesTwoStepsFromOneSendInOrderOfRankThenMarking() {
     // mux's shape: 20 values that each read one, each read by a value
-    // with a chain. Built on a thread of its own, whose first two chains
-    // share the lowest rank, then each ranks one above the last; the
-    // write marks the last made first. So the wave's end defers them
-    // with ranks that never rise, the last two level, and orders them
-    // without a search: by rank, and in a rank in the order marked (1
-    // before 0), as the search does. Reversing no run sends 0 first;
-    // reversing them all, 19 first.
+    // with a chain, built twice on a thread of its own. The write marks
+    // the last made first, so the wave's end defers the chains' refreshes
+    // with ranks that never rise, and orders them without a search: by
+    // rank, and in a rank in the order marked, as the search does.
+    // - The thread's first two chains share the lowest rank: 1 is sent
+    //   before 0. Reversing no run sends 0 first; reversing them all, 19.
+    // - Then each chain ranks above the last: already in order, 0 first.
+    //   Reversing them all sends 19 first.
     let ranks = Recorder<[Int]>()
-    let sent = Recorder<Int>()
+    let sent = Recorder<[Int]>()
     spawn {
-      let head = ValueHolder(0)
-      let all = Computed { head.value }
-      let split = (0..<20).map { index in Computed { all.value * 100 + index } }
-      let values = split.map { value in Computed { value.value + 1 } }
-      let chains = values.map { $0.chain().do { sent.append($0 % 100 - 1) }.end() }
-      ranks.append(
-        values.map { value in ComputedGraph.withLock { _ in value.box.flush?.rank.load(ordering: .relaxed) ?? -1 } }
-      )
-      head.value = 1
-      withExtendedLifetime(chains) {}
+      for _ in 0..<2 {
+        let head = ValueHolder(0)
+        let all = Computed { head.value }
+        let split = (0..<20).map { index in Computed { all.value * 100 + index } }
+        let values = split.map { value in Computed { value.value + 1 } }
+        let sends = Recorder<Int>()
+        let chains = values.map { $0.chain().do { sends.append($0 % 100 - 1) }.end() }
+        ranks.append(
+          values.map { value in ComputedGraph.withLock { _ in value.box.flush?.rank.load(ordering: .relaxed) ?? -1 } }
+        )
+        head.value = 1
+        sent.append(sends.history)
+        for chain in chains { chain.invalidate() }
+      }
     }.wait()
-    #expect(ranks.history == [[1, 1] + Array(2..<20)])
-    #expect(sent.history == [1, 0] + Array(2..<20))
+    #expect(ranks.history == [[1, 1] + Array(2..<20), Array(20..<40)])
+    #expect(sent.history == [[1, 0] + Array(2..<20), Array(0..<20)])
   }
 
   @Test func manyValuesOfOneRankSendInTheOrderTheyWereMarked() {
