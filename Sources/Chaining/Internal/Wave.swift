@@ -401,8 +401,8 @@ extension DeliveryContext {
   /// share a rank) or that never fall. The entries are then put in order
   /// in place with no keys: left as they are (falling), each run of one
   /// rank reversed (never rising), or all of them reversed (never
-  /// falling). Sorting mux's 100 refreshes on every
-  /// write cost 5% of its instructions with `Computed` (callgrind).
+  /// falling). Sorting mux's 100 refreshes on every write cost 5% of its
+  /// instructions with `Computed` (callgrind).
   private func sortDeferred() {
     let entries = state.pointee.waves.deferred
     let count = entries.count
