@@ -133,9 +133,7 @@ public final class Computed<Value>: Swift.Sendable {
     let state = DeliveryContext.current.state
     if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
       let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
-      if !Tracking.recordReadInOrder(of: box, version: version, in: state) {
-        Tracking.recordRead(of: box, owner: self, version: version, in: state)
-      }
+      Tracking.recordRead(of: box, owner: self, version: version, in: state)
       return value
     }
     return box.read(owner: self, in: state)
@@ -286,9 +284,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     if state.pointee.trackingCount != 0 {
       var version: UInt64 = 0
       let value = current(version: &version, runner: Int(bitPattern: state))
-      if !Tracking.recordReadInOrder(of: self, version: version, in: state) {
-        Tracking.recordRead(of: self, owner: owner, version: version, in: state)
-      }
+      Tracking.recordRead(of: self, owner: owner, version: version, in: state)
       return value
     }
     observation.access()

@@ -67,22 +67,25 @@ enum Tracking {
     return (start..<node.dependencies.count, dropped)
   }
 
-  /// Records a read of `source` at `version` into the innermost
-  /// evaluation on this thread when it is the next of the last
-  /// evaluation's reads, in order, and no read came out of order before
-  /// it (the usual case: a version updated in place); returns false
-  /// otherwise, and then the caller records it with
-  /// `recordRead(of:owner:version:in:)`. Inlined into every tracked read
-  /// (`Computed.value`, `ComputedBox.read(owner:in:)`, a holder's
-  /// `HolderStore.readUpdating(observedBy:_:)`): the call and its checks
-  /// cost about 35 instructions per read.
+  /// Records a read of `source` (kept alive by `owner`) at `version` into
+  /// the innermost evaluation on this thread. Called when
+  /// `trackingCount` is not 0, by every tracked read (`Computed.value`,
+  /// `ComputedBox.read(owner:in:)`, a holder's
+  /// `HolderStore.readUpdating(observedBy:_:)`).
+  ///
+  /// The usual read, the next of the last evaluation's reads in order with
+  /// no read out of order before it, only updates a version in place, and
+  /// is inlined into the caller: a call and its checks cost about 35
+  /// instructions per read. Any other read takes
+  /// `recordReadInAnyOrder(of:owner:version:in:)`.
   @inlinable @inline(__always)
-  static func recordReadInOrder(
+  static func recordRead(
     of source: ComputedSource,
+    owner: AnyObject,
     version: UInt64,
     in state: UnsafeMutablePointer<DeliveryContext.State>
-  ) -> Bool {
-    state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
+  ) {
+    let inOrder = state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
       let matched = node.matched
       guard node.added.isEmpty, matched < node.dependencies.count,
         node.dependencies[matched].reads(Unmanaged.passUnretained(source))
@@ -91,19 +94,14 @@ enum Tracking {
       node.matched = matched + 1
       return true
     }
+    if !inOrder { recordReadInAnyOrder(of: source, owner: owner, version: version, in: state) }
   }
 
-  /// Records a read of `source` (kept alive by `owner`) at `version` into
-  /// the innermost evaluation on this thread. Called when
-  /// `trackingCount` is not 0.
+  /// `recordRead(of:owner:version:in:)` for a read that may come out of
+  /// order, or after one that did. Its in-order case repeats the inlined
+  /// one's for a read in order after an earlier read out of order.
   @usableFromInline
-  static func recordRead(of source: ComputedSource, owner: AnyObject, version: UInt64) {
-    recordRead(of: source, owner: owner, version: version, in: DeliveryContext.current.state)
-  }
-
-  /// `recordRead(of:owner:version:)`, with this thread's state.
-  @usableFromInline
-  static func recordRead(
+  static func recordReadInAnyOrder(
     of source: ComputedSource,
     owner: AnyObject,
     version: UInt64,

@@ -289,9 +289,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     }
     registered._withUnsafeGuaranteedRef { registered in
       if tracked {
-        if !Tracking.recordReadInOrder(of: registered, version: version, in: context) {
-          Tracking.recordRead(of: registered, owner: subject, version: version, in: context)
-        }
+        Tracking.recordRead(of: registered, owner: subject, version: version, in: context)
       } else {
         registered.access()
       }
