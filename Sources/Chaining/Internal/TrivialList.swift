@@ -82,6 +82,17 @@ struct TrivialList<Element: BitwiseCopyable> {
     base[j] = element
   }
 
+  /// Reverses the order of the elements in `range`, in place.
+  func reverse(_ range: Range<Int>) {
+    var low = range.lowerBound
+    var high = range.upperBound - 1
+    while low < high {
+      swapAt(low, high)
+      low += 1
+      high -= 1
+    }
+  }
+
   mutating func popLast() -> Element? {
     if count == 0 { return nil }
     count -= 1

@@ -424,7 +424,7 @@ extension DeliveryContext {
     // In order already: no run of one rank to reverse.
     if falling { return }
     if neverFalling {
-      Self.reverse(entries, 0..<count)
+      entries.reverse(0..<count)
       return
     }
     if neverRising {
@@ -436,18 +436,15 @@ extension DeliveryContext {
       for index in 1..<count {
         let current = rank(index)
         if current != previous {
-          Self.reverse(entries, runStart..<index)
+          entries.reverse(runStart..<index)
           runStart = index
           previous = current
         }
       }
-      Self.reverse(entries, runStart..<count)
+      entries.reverse(runStart..<count)
       return
     }
-    var keys = state.pointee.waves.deferred.indices.map { index in
-      let flush = state.pointee.waves.deferred[index].flush
-      return (rank: flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) }, index: index)
-    }
+    var keys = entries.indices.map { (rank: rank($0), index: $0) }
     keys.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.index > $1.index }
     // The entry at `keys[j].index` goes to `j`. Each cycle of that order
     // is followed from its smallest position `i`, swapping the next entry
@@ -461,17 +458,6 @@ extension DeliveryContext {
         j = next
       }
       keys[j].index = j
-    }
-  }
-
-  /// Reverses the order of `entries` in `range`, in place.
-  private static func reverse(_ entries: TrivialList<WaveFlush.Entry>, _ range: Range<Int>) {
-    var low = range.lowerBound
-    var high = range.upperBound - 1
-    while low < high {
-      entries.swapAt(low, high)
-      low += 1
-      high -= 1
     }
   }
 

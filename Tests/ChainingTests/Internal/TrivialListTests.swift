@@ -10,7 +10,7 @@ import Testing
   /// their order after every step. A wave takes its deferred combines out
   /// of the middle with `remove(at:)` and expects the others' order kept
   /// (the first of equal ranks goes first); its sort moves them with
-  /// `swapAt`.
+  /// `swapAt` and `reverse(_:)`.
   @Test func randomOperationsAgreeWithAnArray() {
     var list = TrivialList<Int>()
     var other = TrivialList<Int>()
@@ -44,6 +44,10 @@ import Testing
         let j = Int(random.next() % UInt64(model.count))
         list.swapAt(i, j)
         model.swapAt(i, j)
+        // And the elements between them reversed, as a wave's end puts
+        // deferred combines in order.
+        list.reverse(min(i, j)..<max(i, j))
+        model[min(i, j)..<max(i, j)].reverse()
       case 6 where !model.isEmpty:
         let index = Int(random.next() % UInt64(model.count))
         list.swapRemove(at: index)
