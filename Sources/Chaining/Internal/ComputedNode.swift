@@ -413,7 +413,15 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// lock, leaves a reader asleep).
   /// Nothing takes a stripe of `ParkingLot.shared` with the graph's lock
   /// held, so the nesting cannot deadlock.
+  ///
+  /// First, a thread that would wait for itself stops with a message
+  /// (`stopIfWaitingForItself(runner:)`); then it notes what it waits
+  /// for (`DeliveryContext.State.waitingFor`), in the same hold of the
+  /// graph's lock, until it holds the lock again after the wait.
   private func waitForUpdate(runner: Int) {
+    stopIfWaitingForItself(runner: runner)
+    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
+    state.pointee.waitingFor = Unmanaged.passUnretained(self)
     hasWaiters = true
     unlockGraph(runner: runner)
     ParkingLot.shared.wait(for: self) {
@@ -424,6 +432,71 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       }
     }
     lockGraph(runner: runner)
+    state.pointee.waitingFor = nil
+  }
+
+  /// Stops with a message naming the cycle when the thread that claimed
+  /// this value waits, directly or through the claims of other threads,
+  /// for a claim the calling thread (`runner`) holds: each would wait
+  /// for the other forever. Values that read each other, read on two
+  /// threads at once, come here rather than to `cycle()`: each thread
+  /// claims one of them, then reads the other.
+  ///
+  /// Under the graph's lock, which guards the claims and every thread's
+  /// `updating` and `waitingFor`. A thread notes its wait in the same
+  /// hold of the lock as this check, so of the threads that come to wait
+  /// for each other, the last to check sees every other's wait.
+  /// `Verification/ComputedCycle.pml` models it; with the wait noted
+  /// after the lock is given back (`MUTANT_NOTE_OUTSIDE_LOCK`), or not
+  /// followed (`MUTANT_NO_WALK`), spin finds the threads waiting forever.
+  /// Nor does it stop a wait that ends: a thread sleeps until the claim
+  /// is given back and then looks at the value again, so while its note
+  /// stands, the claim it names holds it; the note is cleared when the
+  /// wait ends (the model asserts no stop without a cycle, and finds one
+  /// with the note left, `MUTANT_NO_CLEAR`). `ComputedTests` reads rings
+  /// of 2 and 3 values on as many threads.
+  ///
+  /// Another thread's state is read through its claim's `runner`, the
+  /// state's address: a thread that holds a claim is inside an update,
+  /// and its state is freed only when the thread ends. The nodes a note
+  /// or an `updating` names are alive: the noting thread's caller holds
+  /// the one it waits for, and each node it updates.
+  private func stopIfWaitingForItself(runner: Int) {
+    var waited: ComputedNode = self
+    var claims: [(node: ComputedNode, owner: Int)] = []
+    while true {
+      let owner = waited.updatingThread
+      // An owner seen before is a cycle without this thread: the last of
+      // its threads to wait stopped it.
+      guard owner != 0, !claims.contains(where: { $0.owner == owner }) else { return }
+      claims.append((waited, owner))
+      if owner == runner { Self.stopWaitingCycle(claims) }
+      let ownerState = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: owner).unsafelyUnwrapped
+      guard let next = ownerState.pointee.waitingFor else { return }
+      waited = next.takeUnretainedValue()
+    }
+  }
+
+  /// Stops with the message of `stopIfWaitingForItself(runner:)`: each
+  /// claim, the values its thread updates from it inward (the innermost
+  /// reads the next claim), and the first claim again.
+  private static func stopWaitingCycle(_ claims: [(node: ComputedNode, owner: Int)]) -> Never {
+    var names: [String] = []
+    for (claimed, owner) in claims {
+      var inward: [String] = []
+      var next = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: owner).unsafelyUnwrapped.pointee.updating
+      while let node = next?.takeUnretainedValue() {
+        inward.append(node.name)
+        if node === claimed { break }
+        next = node.updatingParent
+      }
+      names += inward.reversed()
+    }
+    names.append(claims[0].node.name)
+    fatalError(
+      "Computed.value: a computed value reads itself, through values read on \(claims.count) threads at once "
+        + "that would wait for each other forever: \(names.joined(separator: " -> "))"
+    )
   }
 
   /// The rank nodes of the dependencies of the last evaluation, read

@@ -101,9 +101,18 @@ struct DeliveryContext {
     /// holder read.
     @usableFromInline var trackingCount = 0
     /// The innermost computed value being updated on this thread, for the
-    /// cycle check's message; the others follow through
-    /// `ComputedNode.updatingParent`.
+    /// cycle checks' messages; the others follow through
+    /// `ComputedNode.updatingParent`. Written under the graph's lock (see
+    /// `waitingFor`).
     var updating: Unmanaged<ComputedNode>?
+    /// The computed value whose claim this thread waits for
+    /// (`ComputedNode.waitForUpdate(runner:)`), or nil. Written by this
+    /// thread and read by others, with `updating`, under the graph's
+    /// lock: a thread about to wait follows the waits from the claim it
+    /// waits for, to stop a cycle of threads waiting for each other
+    /// (`ComputedNode.stopIfWaitingForItself(runner:)`). Unretained: the
+    /// waiting thread's caller holds the value while it waits.
+    var waitingFor: Unmanaged<ComputedNode>?
     /// The effects of the marking walks in progress on this thread (see
     /// `ComputedGraph.changed(_:)`): a list of trivial elements, so that
     /// an append checks no uniqueness and dropping a walk's effects is a

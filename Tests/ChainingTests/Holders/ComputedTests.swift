@@ -303,6 +303,22 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Computed.value: a computed value reads itself: first -> second -> first"))
   }
+
+  @Test func aCycleReadOnTwoThreadsAtOnceStopsWithAMessageThatNamesIt() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      readRingOnThreads(2)
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(ringStopMessages(2).contains { message.contains($0) }, "\(message)")
+  }
+
+  @Test func aCycleReadOnThreeThreadsAtOnceStopsWithAMessageThatNamesIt() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      readRingOnThreads(3)
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(ringStopMessages(3).contains { message.contains($0) }, "\(message)")
+  }
   #endif
 
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -731,6 +747,47 @@ import Testing
     }
     #expect(failures.history == [])
     #expect(Computed { tripled.value }.value == writes * 3)
+  }
+}
+
+/// The names of the values of `readRingOnThreads(_:)`.
+private let ringNames = ["first", "second", "third"]
+
+/// Reads a ring of `count` computed values, each reading the next, on
+/// `count` threads at once, the first on this one: each evaluation waits
+/// until every thread has claimed its value, then reads the next, which
+/// another thread has claimed. The last thread to wait stops the process
+/// with the message of `ringStopMessages(_:)`. Were the cycle not stopped,
+/// the threads would wait for each other forever: after a minute, a timer
+/// ends the process with success, and the exit test fails rather than
+/// hangs.
+private func readRingOnThreads(_ count: Int) {
+  final class Ring: @unchecked Swift.Sendable {
+    // @unchecked: set before the threads start, then only read.
+    var values: [Computed<Int>] = []
+  }
+  let claimed = DispatchGroup()
+  for _ in 0..<count { claimed.enter() }
+  let ring = Ring()
+  ring.values = (0..<count).map { index in
+    Computed(name: ringNames[index]) {
+      claimed.leave()
+      claimed.wait()
+      return ring.values[(index + 1) % count].value + 1
+    }
+  }
+  DispatchQueue.global().asyncAfter(deadline: .now() + 60) { exit(0) }
+  for index in 1..<count { _ = spawn { _ = ring.values[index].value } }
+  _ = ring.values[0].value
+}
+
+/// What stops `readRingOnThreads(count)`: the ring of names from
+/// whichever value the last thread to wait waited for.
+private func ringStopMessages(_ count: Int) -> [String] {
+  (0..<count).map { start in
+    "Computed.value: a computed value reads itself, through values read on \(count) threads at once "
+      + "that would wait for each other forever: "
+      + (0...count).map { ringNames[(start + $0) % count] }.joined(separator: " -> ")
   }
 }
 
