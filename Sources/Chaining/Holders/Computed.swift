@@ -63,8 +63,9 @@ import Observation
 /// A computed value that reads itself, directly or through others, stops
 /// with a message naming the cycle, on the thread that evaluates it:
 /// `Computed.value: a computed value reads itself: first -> second ->
-/// first`. (A cycle evaluated from two threads at once may deadlock
-/// instead.)
+/// first`. A cycle read on several threads at once, each waiting for
+/// another's evaluation, stops too, on the last thread to wait, with the
+/// values of every thread in its message.
 public final class Computed<Value>: Swift.Sendable {
   /// The value's state, what `Computed` values that read it hold.
   @usableFromInline let box: ComputedBox<Value>
