@@ -34,6 +34,13 @@
  *   from the value before its first (reader 0 from the last): a thread
  *   that waited for a value in its first read may hold a later one in
  *   its second while another thread holds the first.
+ * - With HOPS, an update may move to a new thread
+ *   (`updateOnNewStack`), once per thread, at any value it would claim
+ *   (a new thread not at its first): the thread notes the value as a
+ *   wait, in the same hold of the lock, gives the lock back, and waits
+ *   for the new thread, which updates that value (claiming it, reading
+ *   on, perhaps moving again) and ends; then it clears its note under
+ *   the lock and goes on as if the value were clean.
  * - Checked: no thread waits forever (spin reports it as an invalid end
  *   state); with CYCLE, every run stops (an assertion at the end), and
  *   without it, none does (an assertion at each stop): the walk never
@@ -45,6 +52,9 @@
  * - MUTANT_NOTE_OUTSIDE_LOCK: the wait noted after the lock is given
  *   back: two threads each walk before the other has noted its wait, and
  *   both wait forever.
+ * - MUTANT_MOVE_UNNOTED: a thread that moves its update to a new thread
+ *   notes no wait: a cycle through the new thread comes back to the
+ *   moving thread's claim, and each waits for the other forever.
  * - MUTANT_NO_CLEAR: the wait left noted after it ends: a walk follows a
  *   thread's old wait to a value the walking thread holds now, and stops
  *   a read that has no cycle (3 threads, 2 rounds).
@@ -62,6 +72,10 @@
 #ifndef ROUNDS
 #define ROUNDS 1
 #endif
+#ifndef HOPS
+#define HOPS 0
+#endif
+#define PIDS 16
 
 #define NONE 255
 #define CLEAN 0
@@ -70,7 +84,8 @@
 byte mark[THREADS];
 byte claim[THREADS];          /* the claiming reader's _pid, or 0 */
 byte notifications[THREADS];
-byte waitingFor[THREADS + 2]; /* by _pid: the value waited for, or NONE */
+byte waitingFor[PIDS];        /* by _pid: the value waited for, or NONE */
+bit helperDone[PIDS];         /* by the _pid of the thread that made it */
 bit graphLock = 0;
 bit stopped = 0;
 byte finished = 0;
@@ -95,19 +110,23 @@ inline walk(v) {
   :: claim[w] == _pid -> assert(CYCLE); stopped = 1; break
   :: claim[w] != 0 && claim[w] != _pid ->
      if
-     :: hops >= THREADS || waitingFor[claim[w]] == NONE -> break
+     :: hops >= PIDS || waitingFor[claim[w]] == NONE -> break
      :: else -> w = waitingFor[claim[w]]; hops++
      fi
   od
 }
 
-proctype Reader(byte start) {
+/* A reader, or (`parent` not 0) the new thread a thread's update moved
+ * to, which updates `start` and ends. */
+proctype Reader(byte start; byte parent) {
   byte v = start;
+  bit moved = 0;
   byte depth = 0;
   byte path[THREADS];
   byte seen[THREADS];
   byte w, hops, next;
   byte round = 1;
+  assert(_pid < PIDS);
 
 descend:
   lock(graphLock);
@@ -139,6 +158,20 @@ descend:
 #else
      skip
 #endif
+  :: HOPS && !moved && (parent == 0 || v != start) && !stopped && mark[v] != CLEAN && claim[v] == 0 ->
+     /* `updateOnNewStack`: the stack runs short here. */
+     moved = 1;
+#ifndef MUTANT_MOVE_UNNOTED
+     waitingFor[_pid] = v;
+#endif
+     unlock(graphLock);
+     helperDone[_pid] = 0;
+     run Reader(v, _pid);
+     (helperDone[_pid] || stopped);
+     lock(graphLock);
+     waitingFor[_pid] = NONE;
+     unlock(graphLock);
+     goto ascend
   :: !stopped && mark[v] != CLEAN && claim[v] == 0 ->
      claim[v] = _pid;
      seen[depth] = notifications[v];
@@ -166,12 +199,15 @@ ascend:
   :: else -> break
   od;
   if
-  :: round < ROUNDS -> round++; v = (start + THREADS - 1) % THREADS; goto descend
+  :: parent == 0 && round < ROUNDS -> round++; v = (start + THREADS - 1) % THREADS; goto descend
   :: else -> skip
   fi;
 
 done:
-  finished++
+  if
+  :: parent == 0 -> finished++
+  :: else -> helperDone[parent] = 1
+  fi
 }
 
 proctype Writer() {
@@ -194,7 +230,7 @@ proctype Writer() {
 init {
   byte i = 0;
   do
-  :: i < THREADS + 2 -> waitingFor[i] = NONE; i++
+  :: i < PIDS -> waitingFor[i] = NONE; i++
   :: else -> break
   od;
   i = 0;
@@ -205,7 +241,7 @@ init {
   atomic {
     i = 0;
     do
-    :: i < THREADS -> run Reader(i); i++
+    :: i < THREADS -> run Reader(i, 0); i++
     :: else -> break
     od;
     run Writer()

@@ -5,6 +5,45 @@
 
 #include <stddef.h>
 
+#if defined(__APPLE__) || defined(__linux__)
+#include <pthread.h>
+
+/// What the new thread of `_chaining_run_on_new_thread` runs.
+struct chaining_new_thread_body {
+  void (*body)(void *);
+  void *context;
+};
+
+static void *chaining_run_new_thread_body(void *argument) {
+  struct chaining_new_thread_body *run = argument;
+  run->body(run->context);
+  return NULL;
+}
+
+int _chaining_run_on_new_thread(size_t stackSize, void (*body)(void *), void *context) {
+  pthread_attr_t attributes;
+  int status = pthread_attr_init(&attributes);
+  if (status != 0) return status;
+  status = pthread_attr_setstacksize(&attributes, stackSize);
+  if (status == 0) {
+    // On the caller's stack: the caller waits for the thread to end.
+    struct chaining_new_thread_body run = {body, context};
+    pthread_t thread;
+    status = pthread_create(&thread, &attributes, chaining_run_new_thread_body, &run);
+    // Once the thread is made, `body` runs: 0 whatever the join says (it
+    // fails only for a thread that is not joinable, or for a join of
+    // itself).
+    if (status == 0) pthread_join(thread, NULL);
+  }
+  pthread_attr_destroy(&attributes);
+  return status;
+}
+#else
+#include <errno.h>
+
+int _chaining_run_on_new_thread(size_t stackSize, void (*body)(void *), void *context) { return ENOTSUP; }
+#endif
+
 #if defined(__APPLE__)
 #include <dispatch/dispatch.h>
 #include <pthread.h>

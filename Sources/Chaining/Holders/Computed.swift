@@ -40,10 +40,14 @@ import Observation
 /// `value` may be read on any thread. The closure runs on the reading
 /// thread (for a chain, the thread whose wave changed a dependency),
 /// under this value's claim, and no lock: several threads reading a
-/// changed value wait for one evaluation. A clean value is read under a
-/// lock that all computed values share, held for a few instructions. Keep
-/// the closure free of writes: a holder it writes and reads would mark
-/// the value changed again.
+/// changed value wait for one evaluation. Reading a value updates what it
+/// reads first, recursively; past the last 64 KiB of the reading thread's
+/// stack, that goes on on a new thread of 4 MiB, which the reader waits
+/// for, so a chain of computed values tens of thousands deep is read on
+/// any thread, its deepest closures on the new threads. A clean value is
+/// read under a lock that all computed values share, held for a few
+/// instructions. Keep the closure free of writes: a holder it writes and
+/// reads would mark the value changed again.
 ///
 /// ### Retention
 /// A computed value holds what it read on its last evaluation, strongly:
@@ -77,7 +81,8 @@ public final class Computed<Value>: Swift.Sendable {
   ///
   /// - Parameters:
   ///   - name: What the cycle check's message calls it; its type when nil.
-  ///   - compute: The closure, evaluated on the reading thread.
+  ///   - compute: The closure, evaluated on the reading thread (see
+  ///     "Threads").
   @inlinable
   public init(name: String? = nil, _ compute: @escaping () -> Value) {
     box = ComputedBox(

@@ -1,3 +1,5 @@
+import _ChainingThreadContext
+
 // MARK: - ComputedNode
 
 /// The state of a computed value that is not generic: its mark, version,
@@ -287,17 +289,29 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// a dependency first read by this evaluation changed before this node
   /// was its dependent (that write told no one). A node another thread
   /// has claimed is waited for, then looked at again.
+  ///
+  /// Closer than `DeliveryContext.stackReserve` to the end of the
+  /// thread's stack, the update moves to a new thread
+  /// (`updateOnNewStack(runner:)`).
   final func updateLocked(runner: Int) -> Bool {
+    // The runner is the address of the thread's state.
+    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
+    var mayMove = true
     while mark != .clean {
       if updatingThread == runner { cycle() }
       if updatingThread != 0 {
         waitForUpdate(runner: runner)
         continue
       }
+      if mayMove, _chaining_stack_address() < state.pointee.stackLimit {
+        if updateOnNewStack(runner: runner) { return false }
+        // No thread could be made: here, then, once the value has been
+        // looked at again (the lock was given back).
+        mayMove = false
+        continue
+      }
       updatingThread = runner
       let seen = notifications
-      // The runner is the address of the thread's state.
-      let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
       updatingParent = state.pointee.updating
       state.pointee.updating = Unmanaged.passUnretained(self)
       if mark == .dirty || dependencyMoved(runner: runner) {
@@ -327,6 +341,59 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     }
     return false
   }
+
+  /// Brings the value up to date on a new thread, whose stack
+  /// (`newStackSize`) is its own, for a caller close to the end of its
+  /// thread's stack. Reading a value updates what it reads first,
+  /// recursively, so a read of a chain of computed values tens of
+  /// thousands deep goes as deep: it goes on on a new thread each time a
+  /// stack runs short, rather than overflow it.
+  ///
+  /// The calling thread waits for the new one, its wait noted as a wait
+  /// for a claim is (`DeliveryContext.State.waitingFor`), so that a cycle
+  /// through the new thread stops with its message
+  /// (`stopIfWaitingForItself(runner:)`): the new thread claims this
+  /// value, and a wait of its own for a claim of the calling thread's
+  /// comes back to it. Any mark, claim or wait meanwhile is as for an
+  /// update on another thread. The closure then runs on the new thread,
+  /// not the reading one. Returns false, having done nothing, when no
+  /// thread could be made. Under the graph's lock, held on return too;
+  /// the new thread wakes the threads waiting for the claim.
+  /// `Verification/ComputedCycle.pml` models the move (`HOPS`): without
+  /// the note (`MUTANT_MOVE_UNNOTED`), spin finds a cycle through the new
+  /// thread waiting forever. `ComputedTests` reads a chain of computed
+  /// values too deep for its thread's stack, and a cycle as deep.
+  @inline(never)
+  private func updateOnNewStack(runner: Int) -> Bool {
+    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
+    state.pointee.waitingFor = Unmanaged.passUnretained(self)
+    unlockGraph(runner: runner)
+    var update = { [self] in
+      let runner = DeliveryContext.current.runner
+      lockGraph(runner: runner)
+      let wakes = mark == .clean ? false : updateLocked(runner: runner)
+      unlock(waking: wakes, runner: runner)
+    }
+    // The closure stays on this frame, which waits for the thread to end.
+    let status = withUnsafeMutablePointer(to: &update) { update in
+      _chaining_run_on_new_thread(
+        Self.newStackSize,
+        { update in update.unsafelyUnwrapped.assumingMemoryBound(to: (() -> Void).self).pointee() },
+        update
+      )
+    }
+    lockGraph(runner: runner)
+    state.pointee.waitingFor = nil
+    return status == 0
+  }
+
+  /// The stack of a thread that `updateOnNewStack(runner:)` makes: 4
+  /// MiB, taken as the stack grows. Not more: the thread sanitizer keeps a
+  /// fixed record of each thread's calls (65,536), which a chain of
+  /// computed values 16 MiB deep overflowed in a debug build; 8 MiB did
+  /// not (`ComputedTests`' chain too deep for its reading thread, under
+  /// `swift test --sanitize=thread`).
+  static var newStackSize: Int { 4 << 20 }
 
   /// Whether a dependency of the last evaluation moved since it was
   /// read, asked in the order of that evaluation. Under the claim and the
@@ -495,7 +562,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     names.append(claims[0].node.name)
     fatalError(
       "Computed.value: a computed value reads itself, through values read on \(claims.count) threads at once "
-        + "that would wait for each other forever: \(names.joined(separator: " -> "))"
+        + "that would wait for each other forever: \(describeCycle(names))"
     )
   }
 
@@ -538,6 +605,14 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       next = node.updatingParent
     }
     names.reverse()
-    fatalError("Computed.value: a computed value reads itself: \(names.joined(separator: " -> "))")
+    fatalError("Computed.value: a computed value reads itself: \(Self.describeCycle(names))")
+  }
+
+  /// The names of a cycle's values joined by arrows, the first and last
+  /// eight of a longer one around the count of those left out: a cycle
+  /// of a chain thousands deep would otherwise fill the message.
+  static func describeCycle(_ names: [String]) -> String {
+    guard names.count > 16 else { return names.joined(separator: " -> ") }
+    return (names.prefix(8) + ["… \(names.count - 16) more …"] + names.suffix(8)).joined(separator: " -> ")
   }
 }

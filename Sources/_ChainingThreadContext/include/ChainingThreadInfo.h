@@ -7,6 +7,7 @@
 #ifndef CHAINING_THREAD_INFO_H
 #define CHAINING_THREAD_INFO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// A number naming the calling thread while it runs: the kernel's thread id
@@ -32,5 +33,13 @@ uintptr_t _chaining_stack_low(void);
 static inline __attribute__((always_inline)) uintptr_t _chaining_stack_address(void) {
   return (uintptr_t)__builtin_frame_address(0);
 }
+
+/// Runs `body(context)` on a new thread whose stack is `stackSize` bytes,
+/// and returns once it has run: 0, or the error that kept the thread from
+/// being made (then `body` did not run; ENOTSUP where there are no POSIX
+/// threads). For a computed value's update that would go deeper than the
+/// calling thread's stack allows (`ComputedNode.updateOnNewStack`).
+int _chaining_run_on_new_thread(size_t stackSize, void (*_Nonnull body)(void *_Nullable),
+                                void *_Nullable context);
 
 #endif

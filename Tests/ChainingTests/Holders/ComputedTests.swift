@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import Testing
+import _ChainingThreadContext
 
 @testable import Chaining
 
@@ -312,6 +313,32 @@ import Testing
     #expect(ringStopMessages(2).contains { message.contains($0) }, "\(message)")
   }
 
+  @Test func aCycleTooDeepForTheReadingThreadsStackStopsWithAMessageThatNamesIt() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      // A ring of 20,000 values, each reading the next and the last the
+      // first, read on a thread of 512 KiB: the update moves to new
+      // threads, the last of which reads the first value, claimed by the
+      // reading thread, which waits for the threads after it.
+      final class Ring: @unchecked Swift.Sendable {
+        // @unchecked: set before the thread starts, then only read.
+        var values: [Computed<Int>] = []
+      }
+      let ring = Ring()
+      let count = 20_000
+      ring.values = (0..<count).map { index in
+        Computed(name: "value \(index)") { ring.values[(index + 1) % count].value + 1 }
+      }
+      DispatchQueue.global().asyncAfter(deadline: .now() + 60) { exit(0) }
+      spawn(stackSize: 512 * 1024) { _ = ring.values[0].value }.wait()
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    let names =
+      (0..<8).map { "value \($0)" } + ["… 19985 more …"] + (19_993..<20_000).map { "value \($0)" } + ["value 0"]
+    #expect(message.contains("Computed.value: a computed value reads itself, through values read on "), "\(message)")
+    let cycle = names.joined(separator: " -> ")
+    #expect(message.contains("threads at once that would wait for each other forever: \(cycle)\n"))
+  }
+
   @Test func aCycleReadOnThreeThreadsAtOnceStopsWithAMessageThatNamesIt() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       readRingOnThreads(3)
@@ -519,6 +546,61 @@ import Testing
     // Two evaluations, each on the thread that read the value.
     #expect(evaluated.history.count == 2)
     #expect(evaluated.history == readers.history)
+  }
+
+  @Test func aChainTooDeepForTheReadingThreadsStackIsUpdatedOnNewThreads() {
+    // 20,000 values, each the one before plus one, read on a thread of
+    // 512 KiB: a read updates what it reads first, recursively, and that
+    // stack holds a few thousand values at most. The first read evaluates
+    // each value; after a write, the read checks each value down to the
+    // first, then evaluates them on the way back.
+    final class Evaluations: @unchecked Swift.Sendable {
+      // @unchecked: one evaluation runs at a time, on the reading thread
+      // or on a thread it waits for (its creation and join order them).
+      var reader: UInt64 = 0
+      var onReader = 0
+      var elsewhere = 0
+    }
+    let depth = 20_000
+    let head = ValueHolder(0)
+    let evaluations = Evaluations()
+    var values: [Computed<Int>] = []
+    for _ in 0..<depth {
+      let previous = values.last
+      values.append(
+        Computed { () -> Int in
+          if _chaining_thread_id() == evaluations.reader {
+            evaluations.onReader += 1
+          } else {
+            evaluations.elsewhere += 1
+          }
+          return (previous?.value ?? head.value) + 1
+        }
+      )
+    }
+    var last = values.last
+    let results = Recorder<Int>()
+    let counts = Recorder<[Int]>()
+    spawn(stackSize: 512 * 1024) { [last] in
+      evaluations.reader = _chaining_thread_id()
+      results.append(last?.value ?? 0)
+      counts.append([evaluations.onReader, evaluations.elsewhere])
+      head.value = 5
+      results.append(last?.value ?? 0)
+      counts.append([evaluations.onReader, evaluations.elsewhere])
+    }.wait()
+    #expect(results.history == [depth, depth + 5])
+    // Each value evaluated once per read, some on the reading thread and
+    // the rest on the threads the update moved to.
+    let (first, second) = (counts.history[0], counts.history[1])
+    #expect(first[0] + first[1] == depth)
+    #expect(first[0] > 0 && first[1] > 0)
+    #expect(second[0] - first[0] + second[1] - first[1] == depth)
+    #expect(second[1] > first[1])
+    // Freed from the last: freeing the first would free the rest in
+    // turn, each inside the one before's deinit, 20,000 deep.
+    last = nil
+    while !values.isEmpty { values.removeLast() }
   }
 
   @Test func manyValuesMarkedByOneWriteSendInOrderOfRank() {
