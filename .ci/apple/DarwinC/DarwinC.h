@@ -31,6 +31,7 @@ int pthread_threadid_np(pthread_t _Nullable, uint64_t *_Nullable);
 int sched_yield(void);
 ssize_t write(int, const void *_Nullable, size_t);
 int usleep(unsigned int);
+void exit(int) __attribute__((noreturn));
 void *_Nullable dlsym(void *_Nullable handle, const char *_Nonnull symbol);
 #define RTLD_DEFAULT ((void *)-2)
 
