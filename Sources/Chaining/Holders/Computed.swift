@@ -1,4 +1,5 @@
 import Observation
+import _ChainingThreadContext
 
 // MARK: - Computed
 
@@ -166,8 +167,14 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// witnesses (with the closures `() -> Value` and `==`, about 70
   /// instructions per evaluation of an `Int`, callgrind). The two take the
   /// place of the closure and `==` (same size: a node grew by 8 bytes once,
-  /// and cellx with `Computed` slowed by a quarter).
-  private let evaluateInto: (UnsafeMutablePointer<Value>, Bool) -> Bool
+  /// and cellx with `Computed` slowed by a quarter). In an object of its
+  /// own, retained by hand: the deinit releases it, and with it what the
+  /// closure reads, before `ComputedNode`'s deinit looks for releases
+  /// left to do (see `ComputedNode.releaseDeferred(_:)`); a stored
+  /// closure would be released after every deinit, and a `var` one,
+  /// which the deinit could clear, was retained and released around each
+  /// call (59 instructions per evaluation, callgrind).
+  private let evaluation: Unmanaged<ComputedEvaluation<Value>>
   /// Moves `slots[1]` over `slots[0]`, both initialized. Returns whether
   /// the old value waits in `slots[1]` to be destroyed; a value that needs
   /// no release is overwritten, and `slots[1]` is left as if empty.
@@ -196,14 +203,14 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   @exclusivity(unchecked) private var hasSent = false
 
   /// A box whose evaluations run `evaluate` and whose commits run
-  /// `replace` (see `evaluateInto` and `replaceInto`).
+  /// `replace` (see `evaluation` and `replaceInto`).
   @usableFromInline
   init(
     name: String,
     evaluate: @escaping (UnsafeMutablePointer<Value>, Bool) -> Bool,
     replace: @escaping (UnsafeMutablePointer<Value>) -> Bool
   ) {
-    evaluateInto = evaluate
+    evaluation = .passRetained(ComputedEvaluation(evaluate))
     replaceInto = replace
     super.init(name: name, publishesWord: Self.fitsInWord)
   }
@@ -308,11 +315,22 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     if hasValue { cached.deinitialize(count: 1) }
     if hasEvaluated { evaluated.deinitialize(count: 1) }
     UnsafeMutableRawPointer(cached).deallocate()
+    // The closure holds what it reads, released here rather than with
+    // the stored properties: before `ComputedNode`'s deinit, which runs
+    // next and releases what the values freed meanwhile left to release
+    // (see `ComputedNode.releaseDeferred(_:)`); close to the end of the
+    // stack, left to release itself.
+    let state = DeliveryContext.current.state
+    if _chaining_stack_address() < state.pointee.stackLimit {
+      state.pointee.deferredObjects.append(Unmanaged.fromOpaque(evaluation.toOpaque()))
+    } else {
+      evaluation.release()
+    }
   }
 
   override func evaluate() -> Bool {
     // `cached` is read under the claim, which this thread holds.
-    evaluateInto(cached, hasValue)
+    evaluation._withUnsafeGuaranteedRef { $0.evaluate(cached, hasValue) }
   }
 
   override func commit() -> Bool {
@@ -387,6 +405,16 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     guard installed else { return }
     RankGraph.link(made, to: core)
     for source in dependencyRankNodes() { RankGraph.link(source, to: made) }
+  }
+}
+
+/// The closure of a `ComputedBox`'s evaluations (see
+/// `ComputedBox.evaluation`).
+final class ComputedEvaluation<Value> {
+  let evaluate: (UnsafeMutablePointer<Value>, Bool) -> Bool
+
+  init(_ evaluate: @escaping (UnsafeMutablePointer<Value>, Bool) -> Bool) {
+    self.evaluate = evaluate
   }
 }
 

@@ -113,6 +113,18 @@ struct DeliveryContext {
     /// (`ComputedNode.stopIfWaitingForItself(runner:)`). Unretained: the
     /// waiting thread's caller holds the value while it waits.
     var waitingFor: Unmanaged<ComputedNode>?
+    /// Whether `ComputedNode.releaseDeferred(_:)` runs on this thread:
+    /// the deinits it causes leave `deferredDependencies` and
+    /// `deferredObjects` to it.
+    var isReleasingComputed = false
+    /// The dependencies of computed values freed close to the end of this
+    /// thread's stack, still retained, waiting to be released by a frame
+    /// further up (`ComputedNode.releaseDeferred(_:)`).
+    var deferredDependencies: [ComputedDependency] = []
+    /// The closures of computed values freed close to the end of this
+    /// thread's stack (`ComputedEvaluation`), still retained, and so what
+    /// they capture, waiting likewise.
+    var deferredObjects: [Unmanaged<AnyObject>] = []
     /// The effects of the marking walks in progress on this thread (see
     /// `ComputedGraph.changed(_:)`): a list of trivial elements, so that
     /// an append checks no uniqueness and dropping a walk's effects is a

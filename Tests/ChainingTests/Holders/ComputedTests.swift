@@ -597,10 +597,57 @@ import _ChainingThreadContext
     #expect(first[0] > 0 && first[1] > 0)
     #expect(second[0] - first[0] + second[1] - first[1] == depth)
     #expect(second[1] > first[1])
-    // Freed from the last: freeing the first would free the rest in
-    // turn, each inside the one before's deinit, 20,000 deep.
     last = nil
-    while !values.isEmpty { values.removeLast() }
+    values = []
+  }
+
+  /// How each value of `aChainTooDeepForTheThreadsStackIsFreedWithoutOverflowingIt` holds the one before.
+  enum HoldsPrevious: CaseIterable, Swift.Sendable {
+    /// Its closure captures it; never read, so no dependency.
+    case closure
+    /// Its closure captures it, and a read made it a dependency.
+    case closureAndDependency
+    /// Its closure captures it weakly: only the dependency holds it.
+    case dependency
+  }
+
+  @Test(arguments: HoldsPrevious.allCases)
+  func aChainTooDeepForTheThreadsStackIsFreedWithoutOverflowingIt(holds: HoldsPrevious) {
+    // 20,000 values, each holding the one before, freed at once on a
+    // thread of 512 KiB: the last goes first, and would free the one
+    // before inside its deinit, and so on down. Four times: a release
+    // build lost a deferred release in one run of three, at most.
+    for _ in 0..<4 { checkFreed(depth: 20_000, holds: holds) }
+  }
+
+  /// One free of `aChainTooDeepForTheThreadsStackIsFreedWithoutOverflowingIt`.
+  private func checkFreed(depth: Int, holds: HoldsPrevious) {
+    final class Outcome: @unchecked Swift.Sendable {
+      // @unchecked: set on the thread, read after it ended.
+      weak var first: Computed<Int>?
+      weak var last: Computed<Int>?
+      var value = 0
+    }
+    let outcome = Outcome()
+    spawn(stackSize: 512 * 1024) {
+      let head = ValueHolder(0)
+      var values: [Computed<Int>] = []
+      for _ in 0..<depth {
+        let previous = values.last
+        if holds == .dependency {
+          values.append(Computed { [weak previous] in (previous?.value ?? head.value) + 1 })
+        } else {
+          values.append(Computed { (previous?.value ?? head.value) + 1 })
+        }
+      }
+      if holds != .closure { outcome.value = values[depth - 1].value }
+      outcome.first = values.first
+      outcome.last = values.last
+      values = []
+    }.wait()
+    #expect(outcome.value == (holds == .closure ? 0 : depth))
+    #expect(outcome.first == nil)
+    #expect(outcome.last == nil)
   }
 
   @Test func manyValuesMarkedByOneWriteSendInOrderOfRank() {
