@@ -1,5 +1,4 @@
 import Observation
-import _ChainingThreadContext
 
 // MARK: - Computed
 
@@ -321,7 +320,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     // (see `ComputedNode.releaseDeferred(_:)`); close to the end of the
     // stack, left to release itself.
     let state = DeliveryContext.current.state
-    if _chaining_stack_address() < state.pointee.stackLimit {
+    if DeliveryContext(state: state).isNearStackEnd {
       state.pointee.deferredObjects.append(Unmanaged.fromOpaque(evaluation.toOpaque()))
     } else {
       evaluation.release()

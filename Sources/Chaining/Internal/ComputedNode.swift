@@ -148,7 +148,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     // inside this deinit: close to the end of the stack, the releases
     // wait for a frame further up (see `releaseDeferred(_:)`).
     let state = DeliveryContext.current.state
-    if _chaining_stack_address() < state.pointee.stackLimit {
+    if DeliveryContext(state: state).isNearStackEnd {
       for index in dependencies.indices { state.pointee.deferredDependencies.append(dependencies[index]) }
     } else {
       for index in dependencies.indices { dependencies[index].release() }
@@ -341,7 +341,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// (`updateOnNewStack(runner:)`).
   final func updateLocked(runner: Int) -> Bool {
     // The runner is the address of the thread's state.
-    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
+    let state = DeliveryContext.state(runner: runner)
     var mayMove = true
     while mark != .clean {
       if updatingThread == runner { cycle() }
@@ -349,7 +349,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
         waitForUpdate(runner: runner)
         continue
       }
-      if mayMove, _chaining_stack_address() < state.pointee.stackLimit {
+      if mayMove, DeliveryContext(state: state).isNearStackEnd {
         if updateOnNewStack(runner: runner) { return false }
         // No thread could be made: here, then, once the value has been
         // looked at again (the lock was given back).
@@ -411,7 +411,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// values too deep for its thread's stack, and a cycle as deep.
   @inline(never)
   private func updateOnNewStack(runner: Int) -> Bool {
-    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
+    let state = DeliveryContext.state(runner: runner)
     state.pointee.waitingFor = Unmanaged.passUnretained(self)
     unlockGraph(runner: runner)
     var update = { [self] in
@@ -533,7 +533,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// graph's lock, until it holds the lock again after the wait.
   private func waitForUpdate(runner: Int) {
     stopIfWaitingForItself(runner: runner)
-    let state = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: runner).unsafelyUnwrapped
+    let state = DeliveryContext.state(runner: runner)
     state.pointee.waitingFor = Unmanaged.passUnretained(self)
     hasWaiters = true
     unlockGraph(runner: runner)
@@ -584,7 +584,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
       guard owner != 0, !claims.contains(where: { $0.owner == owner }) else { return }
       claims.append((waited, owner))
       if owner == runner { Self.stopWaitingCycle(claims) }
-      let ownerState = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: owner).unsafelyUnwrapped
+      let ownerState = DeliveryContext.state(runner: owner)
       guard let next = ownerState.pointee.waitingFor else { return }
       waited = next.takeUnretainedValue()
     }
@@ -596,19 +596,12 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   private static func stopWaitingCycle(_ claims: [(node: ComputedNode, owner: Int)]) -> Never {
     var names: [String] = []
     for (claimed, owner) in claims {
-      var inward: [String] = []
-      var next = UnsafeMutablePointer<DeliveryContext.State>(bitPattern: owner).unsafelyUnwrapped.pointee.updating
-      while let node = next?.takeUnretainedValue() {
-        inward.append(node.name)
-        if node === claimed { break }
-        next = node.updatingParent
-      }
-      names += inward.reversed()
+      names += updates(on: DeliveryContext.state(runner: owner), from: claimed)
     }
     names.append(claims[0].node.name)
     fatalError(
       "Computed.value: a computed value reads itself, through values read on \(claims.count) threads at once "
-        + "that would wait for each other forever: \(describeCycle(names))"
+        + "that would wait for each other forever: \(Self.describeCycle(names))"
     )
   }
 
@@ -643,15 +636,26 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// Stops with a message naming the cycle through this node: it is
   /// being updated on this thread, which reads it again.
   func cycle() -> Never {
-    var names = [name]
-    var next = DeliveryContext.current.state.pointee.updating
+    let names = Self.updates(on: DeliveryContext.current.state, from: self) + [name]
+    fatalError("Computed.value: a computed value reads itself: \(Self.describeCycle(names))")
+  }
+
+  /// The names of the values the thread of `state` updates, from `outer`
+  /// in to its innermost update (following `updatingParent` out from
+  /// there), for the cycle checks' messages. Under the graph's lock, for
+  /// another thread's state.
+  private static func updates(
+    on state: UnsafeMutablePointer<DeliveryContext.State>,
+    from outer: ComputedNode
+  ) -> [String] {
+    var names: [String] = []
+    var next = state.pointee.updating
     while let node = next?.takeUnretainedValue() {
       names.append(node.name)
-      if node === self { break }
+      if node === outer { break }
       next = node.updatingParent
     }
-    names.reverse()
-    fatalError("Computed.value: a computed value reads itself: \(Self.describeCycle(names))")
+    return names.reversed()
   }
 
   /// The names of a cycle's values joined by arrows, the first and last

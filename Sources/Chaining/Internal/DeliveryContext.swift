@@ -193,7 +193,13 @@ struct DeliveryContext {
   /// `runner` (`State.graphLock`). Only on that thread.
   @inline(__always)
   static func graphLock(runner: Int) -> Unmanaged<GraphLock> {
-    UnsafeMutablePointer<State>(bitPattern: runner).unsafelyUnwrapped.pointee.graphLock
+    state(runner: runner).pointee.graphLock
+  }
+
+  /// The state of the thread `runner`, whose address `runner` is.
+  @inline(__always)
+  static func state(runner: Int) -> UnsafeMutablePointer<State> {
+    UnsafeMutablePointer<State>(bitPattern: runner).unsafelyUnwrapped
   }
 
   /// How many chains this thread is running.
@@ -249,7 +255,17 @@ struct DeliveryContext {
   /// stack. A load, an address and two compares per delivery.
   @inlinable @inline(__always)
   var mustPostpone: Bool {
-    state.pointee.depth >= Self.nestingLimit || _chaining_stack_address() < state.pointee.stackLimit
+    state.pointee.depth >= Self.nestingLimit || isNearStackEnd
+  }
+
+  /// Whether the calling code runs closer than `stackReserve` to the end
+  /// of this thread's stack (never when the stack is unknown). Inlined, so
+  /// that the address compared is the caller's frame. Also where a
+  /// computed value's update moves to a new thread, and where a freed one
+  /// leaves its releases to a frame further up (`ComputedNode`).
+  @inlinable @inline(__always)
+  var isNearStackEnd: Bool {
+    _chaining_stack_address() < state.pointee.stackLimit
   }
 
   /// Marks the end of the run started by `enter(_:)`.

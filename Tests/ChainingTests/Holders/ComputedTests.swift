@@ -305,14 +305,6 @@ import _ChainingThreadContext
     #expect(message.contains("Computed.value: a computed value reads itself: first -> second -> first"))
   }
 
-  @Test func aCycleReadOnTwoThreadsAtOnceStopsWithAMessageThatNamesIt() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      readRingOnThreads(2)
-    }
-    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(ringStopMessages(2).contains { message.contains($0) }, "\(message)")
-  }
-
   @Test func aCycleTooDeepForTheReadingThreadsStackStopsWithAMessageThatNamesIt() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       // A ring of 20,000 values, each reading the next and the last the
@@ -339,12 +331,13 @@ import _ChainingThreadContext
     #expect(message.contains("threads at once that would wait for each other forever: \(cycle)\n"))
   }
 
-  @Test func aCycleReadOnThreeThreadsAtOnceStopsWithAMessageThatNamesIt() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      readRingOnThreads(3)
+  @Test(arguments: [2, 3])
+  func aCycleReadOnSeveralThreadsAtOnceStopsWithAMessageThatNamesIt(threads: Int) async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [threads] in
+      readRingOnThreads(threads)
     }
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(ringStopMessages(3).contains { message.contains($0) }, "\(message)")
+    #expect(ringStopMessages(threads).contains { message.contains($0) }, "\(message)")
   }
   #endif
 
