@@ -26,8 +26,20 @@
  *   the node is clean again and publishes, when other computed values
  *   read it (either, here): it stores the stamp (`publishIfClean()`,
  *   releasing).
+ * - read under the lock: a read outside every evaluation that could not
+ *   take the word sets `observed` and, the node being clean, publishes
+ *   (`ComputedBox.read(owner:in:)`), so that the next mark tells
+ *   Observation and the reads after it take the word.
+ * The stamp is the version plus one, times two, plus `observed` (the
+ * low bit): a mark stores 0 before it clears `observed`, and a publish
+ * sets the bit only when `observed` is set.
  * The value is the version (each change makes a new one), so the bits a
- * read takes must equal its stamp minus one.
+ * read takes must equal its stamp's version.
+ *
+ * Readers: inside an evaluation (`Computed.value` through
+ * `readPublished()`), any stamp but 0 will do; outside one
+ * (`readObservedPublished()`), only a stamp with the low bit. Each
+ * reader here is either, chosen at each read.
  *
  * Memory order: sequentially consistent here. The code's orderings are
  * the usual seqlock's under C11 (Boehm, "Can seqlocks get along with
@@ -39,9 +51,12 @@
  *
  * Checked:
  * - a read whose two stamps agree (not 0) took the bits of that version
- *   (`taken == stamp - 1`);
+ *   (`taken == stamp / 2 - 1`);
  * - a stamp that is not 0 belongs to a clean node (so a read never takes
- *   a value that a mark made before it has made stale).
+ *   a value that a mark made before it has made stale);
+ * - a stamp with the low bit belongs to an observed node: a read outside
+ *   an evaluation that takes the word leaves the next mark telling
+ *   Observation, as one under the lock does.
  *
  * Configurations: READERS (1 or 2), ROUNDS (the writer's marks).
  * Mutants:
@@ -52,6 +67,12 @@
  *   stamp.
  * - MUTANT_NO_UNPUBLISH: a mark leaves the stamp: a reader takes the old
  *   value of a node already marked, and the new bits with the old stamp.
+ * - MUTANT_BIT_WITHOUT_OBSERVED: a publish sets the low bit whether or
+ *   not the node is observed: a read outside an evaluation takes the word
+ *   of a node the next mark does not tell Observation of.
+ * - MUTANT_OBSERVED_CLEARED_FIRST: a mark clears `observed` before it
+ *   stores 0: in between, the low bit stands for a node no longer
+ *   observed.
  */
 
 #ifndef READERS
@@ -67,21 +88,61 @@
 byte mark = CLEAN;
 byte version = 0;   /* under the lock */
 byte value = 0;     /* under the lock: the cached slot */
-byte stamp = 1;     /* published: version + 1, or 0 */
+bool observed = false; /* under the lock: read outside an evaluation since the last mark */
+byte stamp = 2;     /* published: (version + 1) * 2 + observed, or 0 */
 byte bits = 0;      /* published: the value's bits, stored by each commit */
 bool published = true; /* under the lock: whether the stamp is not 0 */
+
+/* The stamp `publishIfClean()` stores, given whether other computed
+   values read the node (`dependents`): 0 when not published. */
+#ifdef MUTANT_BIT_WITHOUT_OBSERVED
+#define OBSERVED_BIT 1
+#else
+#define OBSERVED_BIT (observed -> 1 : 0)
+#endif
+
+inline storeStamp() {
+  stamp = (version + 1) * 2 + OBSERVED_BIT;
+  published = true
+}
+
+inline publish() {
+  if
+  :: observed -> storeStamp()
+  :: true -> storeStamp()  /* dependents */
+  :: !observed -> skip     /* neither */
+  fi;
+#ifdef MUTANT_BITS_LATE
+  bits = value
+#else
+  skip
+#endif
+}
 
 active proctype Writer() {
   byte round = 0;
   do
   :: round < ROUNDS ->
+    /* a read outside every evaluation, under the lock, or none */
+    if
+    :: observed = true;
+       if
+       :: mark == CLEAN -> publish()
+       :: else -> skip
+       fi
+    :: skip
+    fi;
     /* mark */
+#ifdef MUTANT_OBSERVED_CLEARED_FIRST
+    observed = false;
+#endif
 #ifndef MUTANT_NO_UNPUBLISH
     if
     :: mark == CLEAN && published -> stamp = 0; published = false
     :: else -> skip
     fi;
 #endif
+    observed = false;
     mark = MARKED;
     /* update: changed (the commit stores the bits), or equal to the
        last value (nothing stored) */
@@ -95,21 +156,8 @@ active proctype Writer() {
     :: skip
     fi;
     mark = CLEAN;
-    /* publish, when another computed value reads it (either) */
-    if
-    :: true ->
-      stamp = version + 1;
-#ifdef MUTANT_BITS_LATE
-      bits = value;
-#endif
-      published = true
-    :: true ->
-#ifdef MUTANT_BITS_LATE
-      bits = value
-#else
-      skip
-#endif
-    fi;
+    /* publish, when another computed value reads it or it is observed */
+    publish();
     round++
   :: else -> break
   od
@@ -117,24 +165,35 @@ active proctype Writer() {
 
 active [READERS] proctype Reader() {
   byte first, taken, second;
+  bool outside;
   byte tries = 0;
   do
   :: tries < ROUNDS + 1 ->
+    /* inside an evaluation, or outside one */
+    if
+    :: outside = false
+    :: outside = true
+    fi;
     atomic {
       first = stamp;
-      /* a published stamp belongs to a clean node */
-      assert(first == 0 || mark == CLEAN)
+      /* a published stamp belongs to a clean node, and its low bit to
+         an observed one */
+      assert(first == 0 || mark == CLEAN);
+      assert(first % 2 == 0 || observed)
     }
     if
-    :: first != 0 ->
+    :: first != 0 && (!outside || first % 2 == 1) ->
       taken = bits;
 #ifdef MUTANT_NO_SECOND_LOAD
       second = first;
 #else
-      second = stamp;
+      atomic {
+        second = stamp;
+        assert(second % 2 == 0 || observed)
+      }
 #endif
       if
-      :: second == first -> assert(taken == first - 1)
+      :: second == first -> assert(taken == first / 2 - 1)
       :: else -> skip   /* the lock's path */
       fi
     :: else -> skip     /* the lock's path */

@@ -127,20 +127,28 @@ public final class Computed<Value>: Swift.Sendable {
   /// evaluation. Read inside another computed value's closure, it makes
   /// this one a dependency of that one.
   ///
-  /// Any thread may read it. A read takes the graph's lock for a moment,
-  /// except inside another computed value's closure, where a clean value
-  /// that is trivial and fits in a word (an `Int`, a `Bool`, a `Double`)
-  /// is read without a lock.
+  /// Any thread may read it. A clean value that is trivial and fits in a
+  /// word (an `Int`, a `Bool`, a `Double`) is read without a lock, once
+  /// it has been read since its last change (inside another computed
+  /// value's closure, once another computed value has read it); any other
+  /// read takes the graph's lock, which every computed value shares, for
+  /// a moment.
   @inlinable
   public var value: Value {
-    // Inside an evaluation, a clean value that fits in a word is read
-    // without the lock (see `ComputedNode`, "Reads without the lock"):
-    // here, so that its bits become the value in code specialized for it.
+    // A clean value that fits in a word is read without the lock (see
+    // `ComputedNode`, "Reads without the lock"): here, so that its bits
+    // become the value in code specialized for it.
     let state = DeliveryContext.current.state
-    if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
-      let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
-      Tracking.recordRead(of: box, owner: self, version: version, in: state)
-      return value
+    if ComputedBox<Value>.fitsInWord {
+      if state.pointee.trackingCount != 0 {
+        if let (bits, version) = box.readPublished() {
+          let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+          Tracking.recordRead(of: box, owner: self, version: version, in: state)
+          return value
+        }
+      } else if let bits = box.readObservedPublished() {
+        return withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+      }
     }
     return box.read(owner: self, in: state)
   }
@@ -304,7 +312,15 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     lockGraph(runner: runner)
     // Before the update: a write made while it runs tells Observation.
     observed = true
-    let wakes = mark == .clean ? false : updateLocked(runner: runner)
+    let wakes: Bool
+    if mark == .clean {
+      // Clean already: published with `observed` now, so that the next
+      // reads take no lock (the update publishes otherwise).
+      publishIfClean()
+      wakes = false
+    } else {
+      wakes = updateLocked(runner: runner)
+    }
     let value = cached.pointee
     unlock(waking: wakes, runner: runner)
     return value

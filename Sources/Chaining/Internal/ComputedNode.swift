@@ -71,27 +71,45 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
 
   // MARK: Reads without the lock
 
-  // A read inside an evaluation of a clean value that is trivial and fits
-  // in a word (an `Int`, a `Bool`, a `Double`) takes no lock: a seqlock of
-  // two atomic words, written under the graph's lock. `publishedStamp` is
-  // the version plus one while the node is clean and `publishedBits` holds
-  // its value, and 0 otherwise. A mark that takes the node out of `clean`
-  // stores 0 before anything changes; the value, its bits and the version
-  // change only while the node is not clean (a commit, under the claim,
-  // stores the bits then); becoming clean stores the stamp, if other
-  // computed values read the node. Both stores release. A reader loads the
-  // stamp (acquiring), the bits (acquiring), and the stamp again: the same
-  // stamp, not 0, means the bits are the value at that version (a value
-  // changed in between has a new version, so a new stamp; an evaluation
-  // equal to the last keeps the version and the bits). Anything else,
-  // and the read takes the lock as before. `Verification/ComputedRead.pml`
-  // models it, with three mutants that spin catches (no second load of the
-  // stamp, the bits stored after it, no store of 0 on a mark);
+  // A read of a clean value that is trivial and fits in a word (an `Int`,
+  // a `Bool`, a `Double`) takes no lock: a seqlock of two atomic words,
+  // written under the graph's lock. `publishedStamp` is the version plus
+  // one, shifted left by one, while the node is clean and
+  // `publishedBits` holds its value, and 0 otherwise; its low bit is
+  // `observed`. A mark that takes the node out of `clean` stores 0 before
+  // anything changes (and before it clears `observed`); the value, its
+  // bits and the version change only while the node is not clean (a
+  // commit, under the claim, stores the bits then); becoming clean stores
+  // the stamp, if other computed values read the node or a read outside
+  // an evaluation has (`observed`). Both stores release. A reader loads
+  // the stamp (acquiring), the bits (acquiring), and the stamp again: the
+  // same stamp, not 0, means the bits are the value at that version (a
+  // value changed in between has a new version, so a new stamp; an
+  // evaluation equal to the last keeps the version and the bits).
+  // Anything else, and the read takes the lock as before.
+  //
+  // Inside an evaluation any such stamp will do. Outside one, a read must
+  // also leave `observed` set, so that the next mark tells Observation
+  // (see `read(owner:in:)`): it takes the bits only from a stamp whose
+  // low bit is set, which a node has only while clean and `observed`
+  // (the mark that clears `observed` stores 0 first). The first read
+  // outside an evaluation after a mark takes the lock, sets `observed`
+  // and publishes the bit; the reads after it, on any thread, take no
+  // lock until the next mark. So threads that read clean values share no
+  // lock, where they used to take the graph's in turn.
+  //
+  // `Verification/ComputedRead.pml` models it, with five mutants that spin
+  // catches (no second load of the stamp, the bits stored after it, no
+  // store of 0 on a mark, the low bit set without `observed`, `observed`
+  // cleared before that store);
   // `ComputedTests` reads published values on 4 threads while a fifth
-  // writes, under the thread sanitizer too.
+  // writes, inside and outside evaluations, under the thread sanitizer
+  // too, and checks that Observation is told of a change after a read
+  // without the lock.
 
-  /// The stamp: the version plus one while the value is clean and
-  /// published, else 0.
+  /// The stamp: the version plus one, shifted left by one, with
+  /// `observed` in the low bit, while the value is clean and published;
+  /// else 0.
   @usableFromInline
   final var publishedStamp: AtomicReference<UInt> {
     @inlinable @inline(__always) get { AtomicReference(in: self) }
@@ -114,29 +132,46 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   }
 
   /// Publishes the value and version for reads without the lock, if the
-  /// node is clean and other computed values read it (only their
-  /// evaluations read without the lock; a value read by chains alone,
-  /// the end of a graph, would pay two stores per update and two per mark
-  /// for nothing: 3% of kairo mux's time, measured). A value that gains its first
-  /// reader is published by its next update. Under the graph's lock and
-  /// the claim.
+  /// node is clean and other computed values read it, or reads outside
+  /// an evaluation have since the last mark (`observed`). Not otherwise:
+  /// a value read by chains alone, the end of a graph, would pay two
+  /// stores per update and two per mark for nothing (3% of kairo mux's
+  /// time, measured). A value that gains its first reader is published
+  /// by its next update, or by that read. Under the graph's lock and the
+  /// claim, or with the node clean.
   @inline(__always)
   final func publishIfClean() {
-    guard publishesWord, mark == .clean, dependents.count != 0 else { return }
+    guard publishesWord, mark == .clean, observed || dependents.count != 0 else { return }
     // The bits were stored by the last commit (`ComputedBox.commit()`).
-    publishedStamp.store(UInt(truncatingIfNeeded: version) &+ 1, ordering: .releasing)
+    let stamp = (UInt(truncatingIfNeeded: version) &+ 1) << 1 | (observed ? 1 : 0)
+    publishedStamp.store(stamp, ordering: .releasing)
     isPublished = true
   }
 
   /// The published value's bits and version, or nil when the value is
-  /// not clean and published now.
+  /// not clean and published now. For a read inside an evaluation.
   @inlinable @inline(__always)
   final func readPublished() -> (bits: UInt, version: UInt64)? {
     let stamp = publishedStamp.load(ordering: .acquiring)
     guard stamp != 0 else { return nil }
     let bits = publishedBits.load(ordering: .acquiring)
     guard publishedStamp.load(ordering: .relaxed) == stamp else { return nil }
-    return (bits, UInt64(stamp &- 1))
+    return (bits, UInt64(stamp >> 1) &- 1)
+  }
+
+  /// The published value's bits, or nil when the value is not clean,
+  /// published and `observed` now; for a read outside an evaluation,
+  /// which registers with Observation when it takes them. The next mark
+  /// then tells Observation, as after a read under the lock. Not inlined
+  /// into the reader's module: the registrar is the library's.
+  @usableFromInline
+  final func readObservedPublished() -> UInt? {
+    let stamp = publishedStamp.load(ordering: .acquiring)
+    guard stamp & 1 != 0 else { return nil }
+    let bits = publishedBits.load(ordering: .acquiring)
+    guard publishedStamp.load(ordering: .relaxed) == stamp else { return nil }
+    observation.access()
+    return bits
   }
 
   deinit {

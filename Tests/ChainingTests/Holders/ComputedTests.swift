@@ -719,13 +719,15 @@ import _ChainingThreadContext
     // Published while clean and read by another computed value, with its
     // version; a write that marks it takes it back before anything
     // changes; the next update publishes the new value. A value that no
-    // computed value reads, or that does not fit in a word, is not.
+    // computed value reads (fetched here, which a read outside an
+    // evaluation would publish too: see below), or that does not fit in
+    // a word, is not.
     let a = ValueHolder(2)
     let double = Computed { a.value * 2 }
-    #expect(double.value == 4)
+    #expect(double.fetchedValue() == 4)
     #expect(double.box.readPublished() == nil)
     let reader = Computed { double.value + 1 }
-    #expect(reader.value == 5)
+    #expect(reader.fetchedValue() == 5)
     #expect(reader.box.readPublished() == nil)
     a.value = 3
     #expect(double.box.readPublished() == nil)
@@ -757,6 +759,72 @@ import _ChainingThreadContext
     #expect(textReader.value == "9!")
     #expect(!text.box.publishesWord)
     #expect(text.box.readPublished() == nil)
+  }
+
+  @Test func aCleanValueReadOutsideAnEvaluationIsPublishedWithItsObservedBitUntilAMark() {
+    // A read outside an evaluation (under the lock the first time) leaves
+    // the value published with `observed`: the reads after it take the
+    // word, until a write marks the value. A fetch registers nothing, so
+    // publishes nothing; a read by another computed value publishes the
+    // word for evaluations only.
+    let a = ValueHolder(2)
+    let double = Computed { a.value * 2 }
+    #expect(double.box.readObservedPublished() == nil)
+    #expect(double.fetchedValue() == 4)
+    #expect(double.box.readObservedPublished() == nil)
+    #expect(double.value == 4)
+    #expect(double.box.readObservedPublished() == 4)
+    #expect(double.value == 4)
+    a.value = 3
+    #expect(double.box.readObservedPublished() == nil)
+    #expect(double.box.readPublished() == nil)
+    #expect(double.value == 6)
+    #expect(double.box.readObservedPublished() == 6)
+    #expect(double.box.readPublished()?.bits == 6)
+    let inner = Computed { a.value + 1 }
+    let outer = Computed { inner.value * 10 }
+    #expect(outer.value == 40)
+    // Published by its first update as `outer`'s dependency.
+    a.value = 4
+    #expect(outer.value == 50)
+    #expect(inner.box.readPublished()?.bits == 5)
+    #expect(inner.box.readObservedPublished() == nil)
+    #expect(inner.value == 5)
+    #expect(inner.box.readObservedPublished() == 5)
+    let text = Computed { "\(a.value)" }
+    #expect(text.value == "4")
+    #expect(text.box.readObservedPublished() == nil)
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  @Test func aReadWithoutTheLockIsToldOfTheNextChange() {
+    // Each round: `double` is clean and published for `reader`'s
+    // evaluation, not yet read outside one since the last write. A first
+    // tracked read takes the lock (a word without the observed bit is not
+    // taken outside an evaluation), a second takes the word; the write
+    // tells both trackings.
+    let a = ValueHolder(1)
+    let double = Computed { a.value * 2 }
+    let reader = Computed { double.value + 1 }
+    let changes = Recorder<String>()
+    for round in 2...4 {
+      #expect(reader.value == (round - 1) * 2 + 1)
+      #expect(double.box.readObservedPublished() == nil)
+      withObservationTracking {
+        _ = double.value
+      } onChange: {
+        changes.append("first \(round)")
+      }
+      #expect(double.box.readObservedPublished() == UInt((round - 1) * 2))
+      withObservationTracking {
+        _ = double.value
+      } onChange: {
+        changes.append("second \(round)")
+      }
+      a.value = round
+      #expect(Set(changes.history) == Set((2...round).flatMap { ["first \($0)", "second \($0)"] }))
+    }
+    #expect(changes.history.count == 6)
   }
 
   @Test func valuesSmallerThanAWordReadInsideAnEvaluationKeepTheirBytes() {
@@ -842,10 +910,13 @@ import _ChainingThreadContext
     #expect(reader.value == [3, 1, 3])
   }
 
-  @Test func readsWithoutTheLockSeeEveryWriteInOrderUnderConcurrentWrites() {
-    // A writer counts up; four threads each read, 3,000 times, inside
-    // their own evaluation, a value computed from the count, brought
-    // clean by each of them in turn, so that most reads take the
+  @Test(arguments: [true, false])
+  func readsWithoutTheLockSeeEveryWriteInOrderUnderConcurrentWrites(insideAnEvaluation: Bool) {
+    // A writer counts up; four threads each read a value computed from
+    // the count, 3,000 times: inside an evaluation of their own (the
+    // value brought clean by each of them in turn), or outside every
+    // evaluation (the first read after each mark takes the lock and
+    // publishes the word with its observed bit). Most reads take the
     // published word while the writer marks it. Each read is a multiple
     // of 3 (never torn) and never below one read before it on the same
     // thread (never an older value); then a read sees the last write.
@@ -861,14 +932,21 @@ import _ChainingThreadContext
       let reader = Computed { tripled.value }
       var last = 0
       for _ in 0..<3_000 {
-        _ = tripled.value
-        let read = reader.value
+        let read: Int
+        if insideAnEvaluation {
+          _ = tripled.value
+          read = reader.value
+        } else {
+          read = tripled.value
+        }
         if read % 3 != 0 || read < last { failures.append("\(read) after \(last)") }
         last = read
       }
     }
     #expect(failures.history == [])
     #expect(Computed { tripled.value }.value == writes * 3)
+    #expect(tripled.value == writes * 3)
+    #expect(tripled.box.readObservedPublished() == UInt(writes * 3))
   }
 }
 
