@@ -66,4 +66,3 @@ func glitchFreeBenchmarks() {
     }
   }
 }
-

@@ -86,20 +86,30 @@ enum Tracking {
     in state: UnsafeMutablePointer<DeliveryContext.State>
   ) {
     let inOrder = state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
-      let matched = node.matched
-      guard node.added.isEmpty, matched < node.dependencies.count,
-        node.dependencies[matched].reads(Unmanaged.passUnretained(source))
-      else { return false }
-      node.dependencies[matched].version = version
-      node.matched = matched + 1
-      return true
+      node.added.isEmpty && recordReadInOrder(of: Unmanaged.passUnretained(source), version: version, into: node)
     }
     if !inOrder { recordReadInAnyOrder(of: source, owner: owner, version: version, in: state) }
   }
 
+  /// Records a read of `read` at `version` into `node`'s evaluation if it
+  /// is the next of the last evaluation's reads in order, and returns
+  /// whether it was: only the version is updated in place.
+  @inlinable @inline(__always)
+  static func recordReadInOrder(
+    of read: Unmanaged<ComputedSource>,
+    version: UInt64,
+    into node: ComputedNode
+  ) -> Bool {
+    let matched = node.matched
+    guard matched < node.dependencies.count, node.dependencies[matched].reads(read) else { return false }
+    node.dependencies[matched].version = version
+    node.matched = matched + 1
+    return true
+  }
+
   /// `recordRead(of:owner:version:in:)` for a read that may come out of
-  /// order, or after one that did. Its in-order case repeats the inlined
-  /// one's for a read in order after an earlier read out of order.
+  /// order, or after one that did (a read in order after an earlier read
+  /// out of order is matched in place too).
   @usableFromInline
   static func recordReadInAnyOrder(
     of source: ComputedSource,
@@ -109,16 +119,11 @@ enum Tracking {
   ) {
     let read = Unmanaged.passUnretained(source)
     state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
-      let matched = node.matched
       // Read again after an earlier read out of order: already in
       // `added` (matching it in place too would list it twice).
       if !node.added.isEmpty, node.added.contains(where: { $0.reads(read) }) { return }
-      if matched < node.dependencies.count, node.dependencies[matched].reads(read) {
-        node.dependencies[matched].version = version
-        node.matched = matched + 1
-        return
-      }
-      if (0..<matched).contains(where: { node.dependencies[$0].reads(read) }) { return }
+      if recordReadInOrder(of: read, version: version, into: node) { return }
+      if (0..<node.matched).contains(where: { node.dependencies[$0].reads(read) }) { return }
       node.added.append(.retained(source, owner: owner, version: version))
     }
   }
