@@ -139,16 +139,13 @@ public final class Computed<Value>: Swift.Sendable {
     // `ComputedNode`, "Reads without the lock"): here, so that its bits
     // become the value in code specialized for it.
     let state = DeliveryContext.current.state
-    if ComputedBox<Value>.fitsInWord {
-      if state.pointee.trackingCount != 0 {
-        if let (bits, version) = box.readPublished() {
-          let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
-          Tracking.recordRead(of: box, owner: self, version: version, in: state)
-          return value
-        }
-      } else if let bits = box.readObservedPublished() {
-        return withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
-      }
+    if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
+      let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+      Tracking.recordRead(of: box, owner: self, version: version, in: state)
+      return value
+    }
+    if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount == 0, let bits = box.readObservedPublished() {
+      return withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
     }
     return box.read(owner: self, in: state)
   }

@@ -149,11 +149,13 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   }
 
   /// The published value's bits and version, or nil when the value is
-  /// not clean and published now. For a read inside an evaluation.
+  /// not clean and published now, or, if `observed`, not `observed` too
+  /// (the stamp's low bit). For a read inside an evaluation, any stamp
+  /// will do.
   @inlinable @inline(__always)
-  final func readPublished() -> (bits: UInt, version: UInt64)? {
+  final func readPublished(observed: Bool = false) -> (bits: UInt, version: UInt64)? {
     let stamp = publishedStamp.load(ordering: .acquiring)
-    guard stamp != 0 else { return nil }
+    guard observed ? stamp & 1 != 0 : stamp != 0 else { return nil }
     let bits = publishedBits.load(ordering: .acquiring)
     guard publishedStamp.load(ordering: .relaxed) == stamp else { return nil }
     return (bits, UInt64(stamp >> 1) &- 1)
@@ -166,10 +168,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// into the reader's module: the registrar is the library's.
   @usableFromInline
   final func readObservedPublished() -> UInt? {
-    let stamp = publishedStamp.load(ordering: .acquiring)
-    guard stamp & 1 != 0 else { return nil }
-    let bits = publishedBits.load(ordering: .acquiring)
-    guard publishedStamp.load(ordering: .relaxed) == stamp else { return nil }
+    guard let (bits, _) = readPublished(observed: true) else { return nil }
     observation.access()
     return bits
   }
