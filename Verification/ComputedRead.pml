@@ -58,7 +58,12 @@
  *   an evaluation that takes the word leaves the next mark telling
  *   Observation, as one under the lock does.
  *
- * Configurations: READERS (1 or 2), ROUNDS (the writer's marks).
+ * HOLDER: the writer is a holder's writes instead (`HolderStore`, "Reads
+ * inside evaluations without the lock"): the same three stores in one
+ * hold of the holder's lock, every write a change, read inside
+ * evaluations only.
+ *
+ * Configurations: READERS (1 or 2), ROUNDS (the writer's marks), HOLDER.
  * Mutants:
  * - MUTANT_NO_SECOND_LOAD: the reader does not load the stamp again: it
  *   takes bits published after its first load, for a later version.
@@ -119,6 +124,46 @@ inline publish() {
 #endif
 }
 
+#ifdef HOLDER
+/* A holder's writes (`HolderStore.replace` and the others, then
+   `takeObservers(changes:)` and `publishLocked()`, under the holder's
+   lock): each changes the state and counts the version, then stores 0,
+   the bits and the new stamp, a step each; then, the lock given back,
+   the write is done (`completed`) and marks the computed values that
+   read the holder. Between writes, the holder may lose its last
+   dependent (0) and gain one again (the same three stores, no change:
+   `setHasDependents(_:)`). Read only inside evaluations, so never with
+   the low bit. */
+byte completed = 0;
+
+active proctype Writer() {
+  byte round = 0;
+  do
+  :: round < ROUNDS ->
+    if
+    :: stamp = 0; published = false;
+       stamp = 0; bits = value; storeStamp()
+    :: skip
+    fi;
+    value = value + 1;
+    version = version + 1;
+#ifndef MUTANT_NO_UNPUBLISH
+    stamp = 0;
+    published = false;
+#endif
+#ifndef MUTANT_BITS_LATE
+    bits = value;
+#endif
+    storeStamp();
+#ifdef MUTANT_BITS_LATE
+    bits = value;
+#endif
+    completed = version;
+    round++
+  :: else -> break
+  od
+}
+#else
 active proctype Writer() {
   byte round = 0;
   do
@@ -162,6 +207,7 @@ active proctype Writer() {
   :: else -> break
   od
 }
+#endif
 
 active [READERS] proctype Reader() {
   byte first, taken, second;
@@ -172,14 +218,23 @@ active [READERS] proctype Reader() {
     /* inside an evaluation, or outside one */
     if
     :: outside = false
+#ifndef HOLDER
     :: outside = true
+#endif
     fi;
     atomic {
       first = stamp;
+#ifdef HOLDER
+      /* a published stamp is never older than a write done (whose marks
+         may have gone out): a read after them takes that write or a
+         later one, or the lock */
+      assert(first == 0 || first / 2 - 1 >= completed)
+#else
       /* a published stamp belongs to a clean node, and its low bit to
          an observed one */
       assert(first == 0 || mark == CLEAN);
       assert(first % 2 == 0 || observed)
+#endif
     }
     if
     :: first != 0 && (!outside || first % 2 == 1) ->

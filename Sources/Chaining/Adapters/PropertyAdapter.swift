@@ -47,7 +47,7 @@ public final class PropertyAdapter<Root: AnyObject, T>: Syncable, Receivable {
   public let keyPath: ReferenceWritableKeyPath<Root, T>
 
   /// The last value read or written, for when the object is gone.
-  private let store: HolderStore<T, T>
+  let store: HolderStore<T, T>
 
   /// Creates an adapter of `object`'s property at `keyPath`.
   ///

@@ -44,9 +44,13 @@ import Observation
 /// reads first, recursively; past the last 64 KiB of the reading thread's
 /// stack, that goes on on a new thread of 4 MiB, which the reader waits
 /// for, so a chain of computed values tens of thousands deep is read on
-/// any thread, its deepest closures on the new threads. A clean value is
-/// read under a lock that all computed values share, held for a few
-/// instructions. Keep the closure free of writes: a holder it writes and
+/// any thread, its deepest closures on the new threads. A clean value
+/// that fits in a word (an `Int`, a `Bool`, a `Double`) is read without a
+/// lock once it has been read since its last change; other reads take a
+/// lock that all computed values share, for a few instructions. Inside
+/// the closure, a holder whose value fits in a word is read without its
+/// own lock when the closure reads its holders in the order of its last
+/// evaluation. Keep the closure free of writes: a holder it writes and
 /// reads would mark the value changed again.
 ///
 /// ### Retention

@@ -47,14 +47,14 @@ public final class EventableValueHolder<T>: Syncable, Receivable {
   ///
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) {
-    store = HolderStore(initial)
+    store = HolderStore(initial, publishing: true)
   }
 
   /// Creates a holder of an `Equatable` value; setting an equal value sends nothing.
   ///
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) where T: Equatable {
-    store = HolderStore(initial)
+    store = HolderStore(initial, publishing: true)
   }
 
   /// The current value. Setting it sends ``Event/current(_:)``.

@@ -43,14 +43,14 @@ public final class ValueHolder<T>: Syncable, Receivable {
   ///
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) {
-    store = HolderStore(initial)
+    store = HolderStore(initial, publishing: true)
   }
 
   /// Creates a holder of an `Equatable` value; setting an equal value broadcasts nothing.
   ///
   /// - Parameter initial: The value the holder starts with.
   public init(_ initial: T) where T: Equatable {
-    store = HolderStore(initial)
+    store = HolderStore(initial, publishing: true)
   }
 
   /// The current value. Setting it broadcasts the new value to every chain.

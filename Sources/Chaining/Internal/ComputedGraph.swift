@@ -122,12 +122,12 @@ class ComputedSource: @unchecked Swift.Sendable {
   // @unchecked: `dependents` is guarded by `ComputedGraph.lock`, and
   // `publishedWords` is reached only atomically.
 
-  /// A computed value's stamp and value as a word, for reads without the
-  /// lock (see `ComputedNode`, "Reads without the lock"); unused by a
-  /// holder's source. Reached only through
-  /// `ComputedNode.publishedStamp` and `publishedBits` (see
-  /// `AtomicReference`: "Where the word lives"); must stay the first
-  /// stored property.
+  /// The source's stamp and value as a word, for reads without the lock:
+  /// a computed value's (see `ComputedNode`, "Reads without the lock"),
+  /// or a holder's, for reads inside evaluations (see `HolderStore`,
+  /// "Reads inside evaluations without the lock"). Reached only through
+  /// `publishedStamp` and `publishedBits` (see `AtomicReference`: "Where
+  /// the word lives"); must stay the first stored property.
   final var publishedWords: (stamp: UInt, bits: UInt) = (0, 0)
 
   /// The computed values that read this source on their last evaluation,
@@ -136,6 +136,33 @@ class ComputedSource: @unchecked Swift.Sendable {
 
   deinit {
     dependents.deallocate()
+  }
+
+  /// The stamp: the version plus one, shifted left by one, while the
+  /// value is published (for a computed value, with `observed` in the low
+  /// bit); else 0.
+  @usableFromInline
+  final var publishedStamp: AtomicReference<UInt> {
+    @inlinable @inline(__always) get { AtomicReference(in: self) }
+  }
+
+  /// The published value's bits.
+  @usableFromInline
+  final var publishedBits: AtomicReference<UInt> {
+    @inlinable @inline(__always) get { AtomicReference(in: self, offset: MemoryLayout<UInt>.stride) }
+  }
+
+  /// The published value's bits and version, or nil when the value is
+  /// not published now, or, if `observed`, not `observed` too (the
+  /// stamp's low bit). For a read inside an evaluation, any stamp will
+  /// do.
+  @inlinable @inline(__always)
+  final func readPublished(observed: Bool = false) -> (bits: UInt, version: UInt64)? {
+    let stamp = publishedStamp.load(ordering: .acquiring)
+    guard observed ? stamp & 1 != 0 : stamp != 0 else { return nil }
+    let bits = publishedBits.load(ordering: .acquiring)
+    guard publishedStamp.load(ordering: .relaxed) == stamp else { return nil }
+    return (bits, UInt64(stamp >> 1) &- 1)
   }
 
   /// The version now, brought up to date when it is a computed value, on
@@ -185,7 +212,7 @@ class ComputedSource: @unchecked Swift.Sendable {
 @usableFromInline
 struct ComputedDependency: BitwiseCopyable {
   @usableFromInline let source: Unmanaged<ComputedSource>
-  let owner: Unmanaged<AnyObject>
+  @usableFromInline let owner: Unmanaged<AnyObject>
   @usableFromInline var version: UInt64
 
   static func retained(_ source: ComputedSource, owner: AnyObject, version: UInt64) -> ComputedDependency {

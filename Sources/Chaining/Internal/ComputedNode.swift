@@ -107,20 +107,6 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   // too, and checks that Observation is told of a change after a read
   // without the lock.
 
-  /// The stamp: the version plus one, shifted left by one, with
-  /// `observed` in the low bit, while the value is clean and published;
-  /// else 0.
-  @usableFromInline
-  final var publishedStamp: AtomicReference<UInt> {
-    @inlinable @inline(__always) get { AtomicReference(in: self) }
-  }
-
-  /// The published value's bits.
-  @usableFromInline
-  final var publishedBits: AtomicReference<UInt> {
-    @inlinable @inline(__always) get { AtomicReference(in: self, offset: MemoryLayout<UInt>.stride) }
-  }
-
   /// Takes the value out of reads without the lock: before the mark that
   /// takes it out of `clean`. Under the graph's lock.
   @inline(__always)
@@ -146,19 +132,6 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     let stamp = (UInt(truncatingIfNeeded: version) &+ 1) << 1 | (observed ? 1 : 0)
     publishedStamp.store(stamp, ordering: .releasing)
     isPublished = true
-  }
-
-  /// The published value's bits and version, or nil when the value is
-  /// not clean and published now, or, if `observed`, not `observed` too
-  /// (the stamp's low bit). For a read inside an evaluation, any stamp
-  /// will do.
-  @inlinable @inline(__always)
-  final func readPublished(observed: Bool = false) -> (bits: UInt, version: UInt64)? {
-    let stamp = publishedStamp.load(ordering: .acquiring)
-    guard observed ? stamp & 1 != 0 : stamp != 0 else { return nil }
-    let bits = publishedBits.load(ordering: .acquiring)
-    guard publishedStamp.load(ordering: .relaxed) == stamp else { return nil }
-    return (bits, UInt64(stamp >> 1) &- 1)
   }
 
   /// The published value's bits, or nil when the value is not clean,

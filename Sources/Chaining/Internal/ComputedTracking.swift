@@ -107,6 +107,43 @@ enum Tracking {
     return true
   }
 
+  /// A holder's published value (see `HolderStore`, "Reads inside
+  /// evaluations without the lock") for a read by the innermost
+  /// evaluation on this thread, recorded: when the read is the next of
+  /// the last evaluation's reads in order and that one was of the holder
+  /// `owner`, only its version is updated in place, as by
+  /// `recordRead(of:owner:version:in:)`; when the holder is the source
+  /// matched last, read again, nothing is. Returns the bits and the
+  /// dependency's source, or nil, having recorded nothing, for any other
+  /// read, or when the value is not published now: the caller then reads
+  /// under the holder's lock. Called when `trackingCount` is not 0.
+  ///
+  /// A dependency read through `owner` has as its source the registrar
+  /// of the one store that `owner` reads through (see
+  /// `HolderStore.read(observedBy:_:)`), so the published words read are
+  /// that store's.
+  @inlinable @inline(__always)
+  static func readPublished(
+    by owner: AnyObject,
+    in state: UnsafeMutablePointer<DeliveryContext.State>
+  ) -> (bits: UInt, source: Unmanaged<ComputedSource>)? {
+    let owner = Unmanaged.passUnretained(owner).toOpaque()
+    return state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
+      let matched = node.matched
+      if node.added.isEmpty, matched < node.dependencies.count, node.dependencies[matched].owner.toOpaque() == owner {
+        let source = node.dependencies[matched].source
+        guard let (bits, version) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
+        node.dependencies[matched].version = version
+        node.matched = matched + 1
+        return (bits, source)
+      }
+      guard matched != 0, node.dependencies[matched - 1].owner.toOpaque() == owner else { return nil }
+      let source = node.dependencies[matched - 1].source
+      guard let (bits, _) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
+      return (bits, source)
+    }
+  }
+
   /// `recordRead(of:owner:version:in:)` for a read that may come out of
   /// order, or after one that did (a read in order after an earlier read
   /// out of order is matched in place too).
@@ -119,6 +156,12 @@ enum Tracking {
   ) {
     let read = Unmanaged.passUnretained(source)
     state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
+      // The source matched last, read again (`for _ in 0..<30 { total +=
+      // head.value }`): recorded already, at the version of its first
+      // read, as any source read again is. First, so that such a read
+      // looks at one entry rather than at each list in turn.
+      let matched = node.matched
+      if matched != 0, node.dependencies[matched - 1].reads(read) { return }
       // Read again after an earlier read out of order: already in
       // `added` (matching it in place too would list it twice).
       if !node.added.isEmpty, node.added.contains(where: { $0.reads(read) }) { return }

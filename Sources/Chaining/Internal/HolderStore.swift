@@ -48,10 +48,22 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// read afterwards (`ComputedNode.updateLocked`,
   /// `Verification/Computed.pml`). Guarded by the lock.
   @usableFromInline @exclusivity(unchecked) var hasDependents = false
+  /// Whether the state is published for reads inside evaluations without
+  /// the lock, while computed values read it (see "Reads inside
+  /// evaluations without the lock"): asked for by the holder, whose every
+  /// change of the state goes through a write that counts `version`, and
+  /// possible when the state is trivial and fits in a word. Set once.
+  @usableFromInline let publishesWord: Bool
 
+  /// A store holding `initial`. With `publishing`, the state is published
+  /// while computed values read it, if it `fitsInWord`: the holder must
+  /// then change it only through `replace`, `writeEvent`, or `write` and
+  /// `writeEvents` with an event for each change, which count `version`
+  /// and publish.
   @usableFromInline
-  init(_ initial: State) {
+  init(_ initial: State, publishing: Bool = false) {
     value = initial
+    publishesWord = publishing && Self.fitsInWord
   }
 
   deinit {
@@ -72,13 +84,103 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     @inlinable var tellsObservation: Bool { rawValue & 2 != 0 }
   }
 
-  /// Takes whom a changing write must tell. Under the lock.
+  /// Takes whom a changing write must tell. Under the lock, after every
+  /// write that counted `version`: it publishes the state and the
+  /// version too, for the computed values that read the holder (see
+  /// "Reads inside evaluations without the lock").
   @inlinable @inline(__always)
   func takeObservers(changes: Bool = true) -> Observers {
-    if !changes || observation == nil { return .none }
+    if observation == nil { return .none }
+    if hasDependents && publishesWord { publishLocked() }
+    if !changes { return .none }
     if !observationRead { return hasDependents ? .dependents : .none }
     observationRead = false
     return hasDependents ? .all : .observation
+  }
+
+  // MARK: Reads inside evaluations without the lock
+
+  // A computed value's evaluation that reads a holder whose state is
+  // trivial and fits in a word (a `ValueHolder<Int>`) takes no lock, as
+  // the reads of clean computed values do (see `ComputedNode`, "Reads
+  // without the lock"): the state and the version are published in the
+  // words of the holder's registrar (`ComputedSource.publishedWords`),
+  // a seqlock of a stamp, the version plus one shifted left by one, and
+  // the state's bits. Under the lock, every write that counts `version`
+  // (`takeObservers(changes:)`, which each calls) stores 0 in the stamp,
+  // then the bits (releasing), then the new stamp (releasing), while
+  // computed values read the holder (`hasDependents`); becoming read by
+  // one publishes, and no longer, stores 0. A reader loads the stamp
+  // (acquiring), the bits (acquiring) and the stamp again: the same
+  // stamp, not 0, means the bits are the state at that version. It is
+  // the computed values' protocol, each write a mark, a commit and a
+  // publish in one hold of the lock: `Verification/ComputedRead.pml`
+  // models it (`HOLDER`), and spin catches the bits stored after the
+  // stamp and a write without the store of 0.
+  //
+  // Only the reads of the evaluation's dependencies in the order of its
+  // last evaluation take the words (`Tracking.readPublished(by:in:)`),
+  // the usual case: the dependency names the holder, so its source is
+  // this store's registrar, and the read only updates its version.
+  // Reads outside evaluations still take the lock: they set
+  // `observationRead` for Observation. Four threads reading inside
+  // evaluations while a fifth writes (`ComputedTests`, under the thread
+  // sanitizer too) check it.
+
+  /// Whether the state is trivial and fits in a word of 64 bits, so that
+  /// it can be published (not on 32-bit platforms, whose words cannot hold
+  /// the version).
+  @inlinable
+  static var fitsInWord: Bool {
+    _isPOD(State.self) && MemoryLayout<State>.size <= MemoryLayout<UInt>.size && MemoryLayout<UInt>.size == 8
+  }
+
+  /// Publishes the state and the version in the registrar's words. Under
+  /// the lock, with the registrar made. Specialized, but not inlined into
+  /// the writes: inlined, the stores cost every write of a holder 2
+  /// instructions more, even of one that no computed value reads (icount,
+  /// `ValueHolder map*2.guard%3.do set`), in registers saved around them.
+  @inlinable @inline(never)
+  func publishLocked() {
+    let bits = Self.bits(of: value)
+    let stamp = (UInt(truncatingIfNeeded: version) &+ 1) << 1
+    Unmanaged.passUnretained(observation.unsafelyUnwrapped)._withUnsafeGuaranteedRef { source in
+      source.publishedStamp.store(0, ordering: .relaxed)
+      source.publishedBits.store(bits, ordering: .releasing)
+      source.publishedStamp.store(stamp, ordering: .releasing)
+    }
+  }
+
+  /// The bits of a state that `fitsInWord`, its bytes first and zeros
+  /// after. Cast, for the usual sizes, rather than copied through a
+  /// local: taking a local's address makes the function guard its stack
+  /// (7 instructions more on every write of a holder when this was
+  /// inlined into the writes, callgrind).
+  @inlinable @inline(__always)
+  static func bits(of state: State) -> UInt {
+    switch MemoryLayout<State>.size {
+    case 8: return unsafeBitCast(state, to: UInt.self)
+    case 4: return UInt(unsafeBitCast(state, to: UInt32.self))
+    case 2: return UInt(unsafeBitCast(state, to: UInt16.self))
+    case 1: return UInt(unsafeBitCast(state, to: UInt8.self))
+    case 0: return 0
+    default:
+      var bits: UInt = 0
+      withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: state, as: State.self) }
+      return bits
+    }
+  }
+
+  /// Sets `hasDependents`, and publishes the state or stops publishing it.
+  /// Under the lock.
+  func setHasDependents(_ has: Bool) {
+    hasDependents = has
+    guard publishesWord else { return }
+    if has {
+      publishLocked()
+    } else {
+      observation.unsafelyUnwrapped.publishedStamp.store(0, ordering: .relaxed)
+    }
   }
 
   /// Runs `body` with the state and the core's state, under the core's lock.
@@ -261,9 +363,23 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// The first such read makes the registrar. Every holder registers one
   /// key path for all of its state, so a changing write tells Observation
   /// once.
+  ///
+  /// A read inside an evaluation of a state published for it takes no
+  /// lock (see "Reads inside evaluations without the lock"). `subject`
+  /// must read through this store only, as every holder does (its store
+  /// is a constant): a dependency names it, and stands for this store's
+  /// registrar.
   @inlinable
   func read<Result>(observedBy subject: AnyObject, _ body: (State) -> Result) -> Result {
-    readUpdating(observedBy: subject) { body($0) }
+    let context = DeliveryContext.current.state
+    if Self.fitsInWord, context.pointee.trackingCount != 0,
+      let (bits, source) = Tracking.readPublished(by: subject, in: context)
+    {
+      // The dependency keeps the registrar, made before it was recorded.
+      assert(source.toOpaque() == Unmanaged.passUnretained(observation.unsafelyUnwrapped).toOpaque())
+      return body(withUnsafeBytes(of: bits) { $0.load(as: State.self) })
+    }
+    return readUpdating(observedBy: subject, in: context) { body($0) }
   }
 
   /// `read(observedBy:_:)` for a read that may change the state without
@@ -271,9 +387,18 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   /// the first read after a change (`DerivedArrayHolder.raw`).
   @inlinable
   func readUpdating<Result>(observedBy subject: AnyObject, _ body: (inout State) -> Result) -> Result {
+    readUpdating(observedBy: subject, in: DeliveryContext.current.state, body)
+  }
+
+  /// `readUpdating(observedBy:_:)` on the thread whose state is `context`.
+  @inlinable @inline(__always)
+  func readUpdating<Result>(
+    observedBy subject: AnyObject,
+    in context: UnsafeMutablePointer<DeliveryContext.State>,
+    _ body: (inout State) -> Result
+  ) -> Result {
     // Inside a computed value's evaluation, a dependency; outside one, a
     // read Observation is told of.
-    let context = DeliveryContext.current.state
     let tracked = context.pointee.trackingCount != 0
     // Unretained: the store keeps its registrar from its first read on
     // (nothing replaces it), and the caller keeps the store. Retaining it
@@ -308,7 +433,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   func makeObservation() -> HolderObservation {
     let made = HolderObservation.make()
     made.readVersion = { [unowned self] in withLock { _, _ in version } }
-    made.setHasDependents = { [unowned self] has in withLock { _, _ in hasDependents = has } }
+    made.setHasDependents = { [unowned self] has in withLock { _, _ in setHasDependents(has) } }
     made.core = core
     observation = made
     return made

@@ -80,7 +80,7 @@ public final class ObservedValue<Value>: Syncable {
   /// The type of the values chains receive.
   public typealias ChainValue = Value
 
-  private let store: HolderStore<Value, Value>
+  let store: HolderStore<Value, Value>
   private let loop: ReadLoop<Value>
 
   /// Makes a source of what `read` returns, reading it once now.
@@ -96,7 +96,7 @@ public final class ObservedValue<Value>: Syncable {
   public init(on queue: DispatchQueue, _ read: @escaping @Sendable () -> Value) {
     loop = ReadLoop(queue: queue, read: { read() }, isAlive: { true })
     // Never `nil`: this closure has no model to lose.
-    store = HolderStore(loop.firstRead()!)
+    store = HolderStore(loop.firstRead()!, publishing: true)
     loop.start(sendingTo: store)
   }
 
@@ -118,7 +118,7 @@ public final class ObservedValue<Value>: Syncable {
       isAlive: { [weak object] in object != nil }
     )
     // Not `nil`: `object` is alive during this call.
-    store = HolderStore(withExtendedLifetime(object) { loop.firstRead()! })
+    store = HolderStore(withExtendedLifetime(object) { loop.firstRead()! }, publishing: true)
     self.loop = loop
     loop.start(sendingTo: store)
   }

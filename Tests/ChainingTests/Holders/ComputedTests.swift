@@ -796,6 +796,135 @@ import _ChainingThreadContext
     #expect(text.box.readObservedPublished() == nil)
   }
 
+  /// The published words of `holder`'s store: its bits and version, or
+  /// nil when not published (or no registrar yet).
+  private func published<T>(_ holder: ValueHolder<T>) -> (bits: UInt, version: UInt64)? {
+    published(holder.store)
+  }
+
+  /// The published words of `store`, or nil.
+  private func published<State, Event>(_ store: HolderStore<State, Event>) -> (bits: UInt, version: UInt64)? {
+    store.withLock { _, _ in store.observation }?.readPublished()
+  }
+
+  @Test func aHolderThatFitsInAWordIsPublishedWhileComputedValuesReadIt() {
+    // Published, with its version, from the first evaluation that reads
+    // it; each write and resend publishes the new value and version; a
+    // holder no computed value reads any more is not. A value read
+    // outside evaluations only, or that does not fit in a word, is not.
+    let a = ValueHolder(2)
+    #expect(a.value == 2)
+    #expect(published(a) == nil)
+    do {
+      let double = Computed { a.value * 2 }
+      #expect(double.value == 4)
+      #expect(published(a)?.bits == 2)
+      #expect(published(a)?.version == a.store.readVersioned().version)
+      a.value = 5
+      #expect(published(a)?.bits == 5)
+      #expect(double.value == 10)
+      let version = a.store.readVersioned().version
+      #expect(published(a)?.version == version)
+      a.resend()
+      #expect(published(a)?.bits == 5)
+      #expect(published(a)?.version == version + 1)
+      a.value = -3
+      #expect(published(a).map { Int(bitPattern: $0.bits) } == -3)
+      #expect(double.value == -6)
+    }
+    #expect(published(a) == nil)
+    a.value = 7
+    #expect(published(a) == nil)
+    // Smaller values, their bytes first; a Boolean.
+    let small = ValueHolder<Int8>(-1)
+    let flag = ValueHolder(true)
+    let both = Computed { flag.value ? Int(small.value) : 0 }
+    #expect(both.value == -1)
+    #expect(published(small)?.bits == 0xFF)
+    #expect(published(flag)?.bits == 1)
+    flag.value = false
+    #expect(both.value == 0)
+    #expect(published(flag)?.bits == 0)
+    // `small` is no longer read.
+    #expect(published(small) == nil)
+    withExtendedLifetime(both) {}
+    let text = ValueHolder("a")
+    let shout = Computed { text.value + "!" }
+    #expect(shout.value == "a!")
+    #expect(!text.store.publishesWord)
+    #expect(published(text) == nil)
+  }
+
+  @Test func aHolderReadAgainInAnEvaluationIsOneDependencyAtItsFirstRead() {
+    // Three reads of `a` (the second and third through the words, as the
+    // source matched last) and one of `b`: two dependencies, and a write
+    // of either evaluates again, with the new value at every read.
+    let a = ValueHolder(1)
+    let b = ValueHolder(10)
+    let evaluations = Counter()
+    let total = Computed { () -> Int in
+      evaluations.count += 1
+      return a.value + a.value + a.value + b.value
+    }
+    #expect(total.value == 13)
+    #expect(total.value == 13)
+    #expect(evaluations.count == 1)
+    #expect(total.box.dependencies.count == 2)
+    a.value = 2
+    #expect(total.value == 16)
+    #expect(evaluations.count == 2)
+    #expect(total.box.dependencies.count == 2)
+    #expect(published(a)?.bits == 2)
+    b.value = 20
+    #expect(total.value == 26)
+    #expect(evaluations.count == 3)
+    #expect(total.value == 26)
+    #expect(evaluations.count == 3)
+    // The other order: `b` first, then `a` three times.
+    let reversed = Computed { b.value + a.value * 3 }
+    #expect(reversed.value == 26)
+    a.value = 3
+    #expect(reversed.value == 29)
+    #expect(total.value == 29)
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  @Test func holdersOfEveryKindThatAskForItArePublished() {
+    // A holder of events and an Observation value are published as a
+    // value holder is; a property's adapter, whose cached value may
+    // change outside its writes (its `sync()` reads the property again),
+    // is not, and its reads take the lock.
+    let events = EventableValueHolder(4)
+    let plusOne = Computed { events.value + 1 }
+    #expect(plusOne.value == 5)
+    #expect(published(events.store)?.bits == 4)
+    events.value = 6
+    #expect(plusOne.value == 7)
+    #expect(published(events.store)?.bits == 6)
+    let model = PublishedModel()
+    let queue = DispatchQueue(label: "ComputedTests.holdersOfEveryKindThatAskForItArePublished")
+    let count = ObservedValue(of: model, on: queue) { $0.count }
+    let doubled = Computed { count.value * 2 }
+    #expect(doubled.value == 2)
+    #expect(published(count.store)?.bits == 1)
+    queue.sync { model.count = 5 }
+    queue.sync {}
+    #expect(doubled.value == 10)
+    #expect(published(count.store)?.bits == 5)
+    let box = PublishedModel()
+    let adapter = PropertyAdapter(box, keyPath: \.count)
+    let tripled = Computed { adapter.value * 3 }
+    #expect(tripled.value == 3)
+    #expect(!adapter.store.publishesWord)
+    #expect(published(adapter.store) == nil)
+    adapter.value = 2
+    #expect(tripled.value == 6)
+    #expect(published(adapter.store) == nil)
+    // Read by these until here (an optimized build frees a value after
+    // its last use).
+    withExtendedLifetime((plusOne, doubled)) {}
+  }
+
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aReadWithoutTheLockIsToldOfTheNextChange() {
     // Each round: `double` is clean and published for `reader`'s
@@ -948,6 +1077,43 @@ import _ChainingThreadContext
     #expect(tripled.value == writes * 3)
     #expect(tripled.box.readObservedPublished() == UInt(writes * 3))
   }
+
+  @Test func holderReadsInsideEvaluationsSeeEveryWriteInOrderUnderConcurrentWrites() {
+    // A writer counts up; four threads each read a value of their own
+    // computed from the count, 3,000 times, which they evaluate after
+    // each of its marks, reading the holder through its published words
+    // (then again, as the source matched last): the second read of an
+    // evaluation is never below the first, and a read is never below
+    // one read before it on the same thread (never an older value); then
+    // each value sees the last write.
+    let a = ValueHolder(0)
+    let writes = 2_000
+    let failures = Recorder<String>()
+    let readers = (0..<4).map { _ in
+      Computed { () -> Int in
+        let first = a.value
+        let second = a.value
+        return second >= first ? second : -1
+      }
+    }
+    race(threads: 5) { thread in
+      if thread == 0 {
+        for value in 1...writes { a.value = value }
+        return
+      }
+      var last = 0
+      for _ in 0..<3_000 {
+        let read = readers[thread - 1].value
+        if read < last { failures.append("\(read) after \(last)") }
+        last = read
+      }
+    }
+    #expect(failures.history == [])
+    #expect(readers.map(\.value) == Array(repeating: writes, count: 4))
+    // Still read by the readers, which an optimized build would free
+    // after their last use above.
+    withExtendedLifetime(readers) { #expect(published(a)?.bits == UInt(writes)) }
+  }
 }
 
 /// The names of the values of `readRingOnThreads(_:)`.
@@ -1045,4 +1211,11 @@ private final class StopInside: @unchecked Swift.Sendable {
     done.wait()
     return first.history + second.history
   }
+}
+
+/// A model whose count an `ObservedValue` or a `PropertyAdapter` reads.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@Observable private final class PublishedModel: @unchecked Swift.Sendable {
+  // @unchecked: written on one queue (or one thread) at a time.
+  var count = 1
 }
