@@ -61,7 +61,11 @@
  * HOLDER: the writer is a holder's writes instead (`HolderStore`, "Reads
  * inside evaluations without the lock"): the same three stores in one
  * hold of the holder's lock, every write a change, read inside
- * evaluations only.
+ * evaluations only. Checked then: a read whose two stamps agree took the
+ * bits of that version, and a published stamp is never older than a
+ * write already done (in place of the two checks of a node's marks,
+ * which a holder has not). MUTANT_BITS_LATE and MUTANT_NO_UNPUBLISH
+ * apply to its writes too, and spin catches both.
  *
  * Configurations: READERS (1 or 2), ROUNDS (the writer's marks), HOLDER.
  * Mutants:
