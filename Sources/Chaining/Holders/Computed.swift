@@ -144,12 +144,12 @@ public final class Computed<Value>: Swift.Sendable {
     // become the value in code specialized for it.
     let state = DeliveryContext.current.state
     if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
-      let value = withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+      let value = ComputedSource.value(ofBits: bits, as: Value.self)
       Tracking.recordRead(of: box, owner: self, version: version, in: state)
       return value
     }
     if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount == 0, let bits = box.readObservedPublished() {
-      return withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+      return ComputedSource.value(ofBits: bits, as: Value.self)
     }
     return box.read(owner: self, in: state)
   }
@@ -223,14 +223,11 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     super.init(name: name, publishesWord: Self.fitsInWord)
   }
 
-  /// Whether a value is trivial and fits in a word of 64 bits, so that a
-  /// clean one is published for reads without the lock (see
-  /// `ComputedNode`, "Reads without the lock"). Not on 32-bit platforms,
-  /// whose words cannot hold the version.
+  /// Whether a value is trivial and fits in a word, so that a clean one
+  /// is published for reads without the lock (see `ComputedNode`, "Reads
+  /// without the lock").
   @inlinable
-  static var fitsInWord: Bool {
-    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt>.size && MemoryLayout<UInt>.size == 8
-  }
+  static var fitsInWord: Bool { publishes(Value.self) }
 
   /// The bits of a value that `fitsInWord`: the word at its slot, whose
   /// bytes past the value's (the next slot's, or the allocation's

@@ -152,6 +152,21 @@ class ComputedSource: @unchecked Swift.Sendable {
     @inlinable @inline(__always) get { AtomicReference(in: self, offset: MemoryLayout<UInt>.stride) }
   }
 
+  /// Whether a value of `type` can be published: trivial, and no larger
+  /// than a word of 64 bits (not on 32-bit platforms, whose words cannot
+  /// hold the version). A constant in code specialized for `type`.
+  @inlinable @inline(__always)
+  static func publishes<T>(_ type: T.Type) -> Bool {
+    _isPOD(T.self) && MemoryLayout<T>.size <= MemoryLayout<UInt>.size && MemoryLayout<UInt>.size == 8
+  }
+
+  /// The value of `type` whose published bits are `bits` (its bytes
+  /// first; the bytes past them are not read).
+  @inlinable @inline(__always)
+  static func value<T>(ofBits bits: UInt, as type: T.Type) -> T {
+    withUnsafeBytes(of: bits) { $0.load(as: T.self) }
+  }
+
   /// The published value's bits and version, or nil when the value is
   /// not published now, or, if `observed`, not `observed` too (the
   /// stamp's low bit). For a read inside an evaluation, any stamp will

@@ -127,13 +127,10 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
   // evaluations while a fifth writes (`ComputedTests`, under the thread
   // sanitizer too) check it.
 
-  /// Whether the state is trivial and fits in a word of 64 bits, so that
-  /// it can be published (not on 32-bit platforms, whose words cannot hold
-  /// the version).
+  /// Whether the state is trivial and fits in a word, so that it can be
+  /// published.
   @inlinable
-  static var fitsInWord: Bool {
-    _isPOD(State.self) && MemoryLayout<State>.size <= MemoryLayout<UInt>.size && MemoryLayout<UInt>.size == 8
-  }
+  static var fitsInWord: Bool { ComputedSource.publishes(State.self) }
 
   /// Publishes the state and the version in the registrar's words. Under
   /// the lock, with the registrar made. Specialized, but not inlined into
@@ -377,7 +374,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     {
       // The dependency keeps the registrar, made before it was recorded.
       assert(source.toOpaque() == Unmanaged.passUnretained(observation.unsafelyUnwrapped).toOpaque())
-      return body(withUnsafeBytes(of: bits) { $0.load(as: State.self) })
+      return body(ComputedSource.value(ofBits: bits, as: State.self))
     }
     return readUpdating(observedBy: subject, in: context) { body($0) }
   }
