@@ -100,6 +100,28 @@ struct DeliveryContext {
     /// How many evaluations are in progress on this thread, read by every
     /// holder read.
     @usableFromInline var trackingCount = 0
+    /// The holder (its address) that the innermost evaluation on this
+    /// thread last read through its published words and recorded as a
+    /// dependency, or nil; with `lastReadSource`, that dependency's
+    /// source. A read again of that holder takes the words from here
+    /// (`Tracking.readAgain(by:in:)`), without the evaluation's
+    /// dependencies.
+    ///
+    /// Set by `Tracking.readPublished(by:in:)` when it recorded the read,
+    /// or found it recorded; cleared when an evaluation begins and when it
+    /// ends (`Tracking.evaluate(_:in:)`), so that nil is all a thread
+    /// outside evaluations sees, and an evaluation inside another never
+    /// sees the outer one's holder, nor the outer one its. So the holder
+    /// is a dependency of the evaluation reading it again, and nothing is
+    /// left to record. Unretained: the dependency keeps the holder and
+    /// its registrar until the evaluation has ended. The words are loaded
+    /// fresh, as at a first read (a seqlock's). Only this thread reads and
+    /// writes them. `ComputedTests`
+    /// (`aHolderReadAgainIsTakenFromTheThreadOnlyInTheEvaluationThatReadItLast`)
+    /// fails without either clearing (one gives a wrong value) and without
+    /// the setting.
+    @usableFromInline var lastReadOwner: UnsafeMutableRawPointer? = nil
+    @usableFromInline var lastReadSource: Unmanaged<ComputedSource>? = nil
     /// The innermost computed value being updated on this thread, for the
     /// cycle checks' messages; the others follow through
     /// `ComputedNode.updatingParent`. Written under the graph's lock (see

@@ -888,6 +888,60 @@ import _ChainingThreadContext
     #expect(total.value == 29)
   }
 
+  @Test func aHolderReadAgainIsTakenFromTheThreadOnlyInTheEvaluationThatReadItLast() {
+    // The holder an evaluation read last in order, read again, is taken
+    // from the thread's state (`lastReadOwner`), which an evaluation
+    // clears when it begins and ends: `inner`, evaluated inside `outer`'s
+    // evaluation, records its own read of `h` though `outer` read `h`
+    // just before, and `outer` records its read of `h2` though `inner`
+    // read `h2` last.
+    let h = ValueHolder(1)
+    let h2 = ValueHolder(10)
+    final class Seen: @unchecked Swift.Sendable {
+      var afterFirstRead: [UnsafeMutableRawPointer?] = []
+      var afterInner: [UnsafeMutableRawPointer?] = []
+    }
+    let seen = Seen()
+    let inner = Computed { h.value + h2.value * 100 }
+    let outer = Computed { () -> Int in
+      let state = DeliveryContext.current.state
+      let first = h.value
+      seen.afterFirstRead.append(state.pointee.lastReadOwner)
+      let middle = inner.value
+      seen.afterInner.append(state.pointee.lastReadOwner)
+      return first + middle + h2.value
+    }
+    withExtendedLifetime((h, h2, inner, outer)) {
+      #expect(outer.value == 1 + 1001 + 10)
+      // The first evaluations read under the locks: nothing is published yet.
+      #expect(seen.afterFirstRead == [nil])
+      withBatchedUpdates {
+        h.value = 2
+        h2.value = 20
+      }
+      // `h` moved: `outer` evaluates at once, reads `h` through its words,
+      // then `inner`, dirty, evaluates inside it.
+      #expect(outer.value == 2 + 2002 + 20)
+      #expect(seen.afterFirstRead == [nil, Unmanaged.passUnretained(h).toOpaque()])
+      #expect(seen.afterInner == [nil, nil])
+      #expect(DeliveryContext.current.state.pointee.lastReadOwner == nil)
+      let owners = { (value: ComputedNode) in
+        value.dependencies.indices.map { value.dependencies[$0].owner.toOpaque() }
+      }
+      #expect(owners(inner.box) == [Unmanaged.passUnretained(h).toOpaque(), Unmanaged.passUnretained(h2).toOpaque()])
+      #expect(
+        owners(outer.box) == [
+          Unmanaged.passUnretained(h).toOpaque(), Unmanaged.passUnretained(inner).toOpaque(),
+          Unmanaged.passUnretained(h2).toOpaque(),
+        ]
+      )
+      h2.value = 30
+      #expect(outer.value == 2 + 3002 + 30)
+      h.value = 3
+      #expect(outer.value == 3 + 3003 + 30)
+    }
+  }
+
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func holdersOfEveryKindThatAskForItArePublished() {
     // A holder of events and an Observation value are published as a
