@@ -114,12 +114,14 @@ enum Tracking {
   /// evaluation on this thread, recorded: when the read is the next of
   /// the last evaluation's reads in order and that one was of the holder
   /// `owner`, only its version is updated in place, as by
-  /// `recordRead(of:owner:version:in:)`; when the holder is the source
-  /// matched last, read again, nothing is. Returns the bits and the
+  /// `recordRead(of:owner:version:in:)`. Returns the bits and the
   /// dependency's source, or nil, having recorded nothing, for any other
   /// read, or when the value is not published now: the caller then reads
   /// under the holder's lock. Called when `trackingCount` is not 0. A
-  /// read it takes becomes the thread's `lastReadOwner`.
+  /// read it takes becomes the thread's `lastReadOwner`, so that a read
+  /// again of the holder takes `readAgain(by:in:)` (one that follows a
+  /// read under the lock takes the lock too, and records nothing:
+  /// `recordReadInAnyOrder(of:owner:version:in:)` finds it matched last).
   ///
   /// A dependency read through `owner` has as its source the registrar
   /// of the one store that `owner` reads through (see
@@ -133,18 +135,13 @@ enum Tracking {
     let owner = Unmanaged.passUnretained(owner).toOpaque()
     return state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
       let matched = node.matched
-      if node.added.isEmpty, matched < node.dependencies.count, node.dependencies[matched].owner.toOpaque() == owner {
-        let source = node.dependencies[matched].source
-        guard let (bits, version) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
-        node.dependencies[matched].version = version
-        node.matched = matched + 1
-        state.pointee.lastReadOwner = owner
-        state.pointee.lastReadSource = source
-        return (bits, source)
-      }
-      guard matched != 0, node.dependencies[matched - 1].owner.toOpaque() == owner else { return nil }
-      let source = node.dependencies[matched - 1].source
-      guard let (bits, _) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
+      guard node.added.isEmpty, matched < node.dependencies.count,
+        node.dependencies[matched].owner.toOpaque() == owner
+      else { return nil }
+      let source = node.dependencies[matched].source
+      guard let (bits, version) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
+      node.dependencies[matched].version = version
+      node.matched = matched + 1
       state.pointee.lastReadOwner = owner
       state.pointee.lastReadSource = source
       return (bits, source)

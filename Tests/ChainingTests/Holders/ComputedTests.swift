@@ -857,7 +857,7 @@ import _ChainingThreadContext
 
   @Test func aHolderReadAgainInAnEvaluationIsOneDependencyAtItsFirstRead() {
     // Three reads of `a` (the second and third through the words, as the
-    // source matched last) and one of `b`: two dependencies, and a write
+    // holder read last) and one of `b`: two dependencies, and a write
     // of either evaluates again, with the new value at every read.
     let a = ValueHolder(1)
     let b = ValueHolder(10)
@@ -1136,7 +1136,7 @@ import _ChainingThreadContext
     // A writer counts up; four threads each read a value of their own
     // computed from the count, 3,000 times, which they evaluate after
     // each of its marks, reading the holder through its published words
-    // (then again, as the source matched last): the second read of an
+    // (then again, as the holder read last): the second read of an
     // evaluation is never below the first, and a read is never below
     // one read before it on the same thread (never an older value); then
     // each value sees the last write.
