@@ -108,8 +108,8 @@ struct DeliveryContext {
     /// dependencies.
     ///
     /// Set by `Tracking.readPublished(by:in:)` when it recorded the read;
-    /// cleared when an evaluation begins and when it
-    /// ends (`Tracking.evaluate(_:in:)`), so that nil is all a thread
+    /// cleared when an evaluation begins and when it ends
+    /// (`Tracking.evaluate(_:in:)`), so that nil is all a thread
     /// outside evaluations sees, and an evaluation inside another never
     /// sees the outer one's holder, nor the outer one its. So the holder
     /// is a dependency of the evaluation reading it again, and nothing is
