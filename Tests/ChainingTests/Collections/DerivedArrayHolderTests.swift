@@ -260,7 +260,7 @@ import Testing
       #expect(stacked.raw == sorted.raw.filter { $0 % 100 >= threshold.value })
       for index in views.indices {
         let history = recorders[index].history
-        for event in history[replayed[index]...] { copies[index] = copies[index].flatMap { apply(event, to: $0) } }
+        copies[index] = replay(history[replayed[index]...], onto: copies[index])
         replayed[index] = history.count
         #expect(copies[index] == views[index].raw)
       }

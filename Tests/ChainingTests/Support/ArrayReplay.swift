@@ -6,8 +6,18 @@ import Chaining
 /// index out of range, or a removed or moved element that is not there).
 func replay<Element: Equatable>(_ events: [ArrayHolder<Element>.Event]) -> [Element]? {
   guard case .fetched(let initial)? = events.first else { return nil }
-  var copy: [Element]? = initial
-  for event in events.dropFirst() { copy = copy.flatMap { apply(event, to: $0) } }
+  return replay(events.dropFirst(), onto: initial)
+}
+
+/// `copy` with every one of `events` applied in order: a replay carried
+/// on from where an earlier one stopped. `nil` when `copy` is, or when an
+/// event does not fit.
+func replay<Element: Equatable>(
+  _ events: some Sequence<ArrayHolder<Element>.Event>,
+  onto copy: [Element]?
+) -> [Element]? {
+  var copy = copy
+  for event in events { copy = copy.flatMap { apply(event, to: $0) } }
   return copy
 }
 
