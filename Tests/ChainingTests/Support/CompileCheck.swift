@@ -106,9 +106,7 @@ enum CompileCheck {
     private var commands: [String: [String]] = [:]
 
     func withLock<Result>(_ body: (inout [String: [String]]) -> Result) -> Result {
-      lock.lock()
-      defer { lock.unlock() }
-      return body(&commands)
+      lock.withLock { body(&commands) }
     }
   }
 
