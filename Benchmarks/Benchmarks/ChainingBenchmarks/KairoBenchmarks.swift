@@ -186,14 +186,28 @@ struct KairoScenario: @unchecked Swift.Sendable {
   }
 
   /// A value that reads its head and, by the head's parity, one of two
-  /// values computed from it, 20 times.
+  /// values computed from it, 20 times: a `Computed` reads the head and
+  /// the one it picks, as kairo's does, so that it depends on those two
+  /// only; a chain combines all three.
   static let unstable = KairoScenario(name: "unstable", writes: 100) { graph in
     let double = graph.computed(from: graph.headNode) { $0 &* 2 }
     let inverse = graph.computed(from: graph.headNode) { 0 &- $0 }
-    let current = graph.combined([graph.headNode, double, inverse]) { values in
-      var result = 0
-      for _ in 0..<20 { result &+= values[0] % 2 != 0 ? values[1] : values[2] }
-      return result
+    let current: KairoNode<Int>
+    if graph.isComputed {
+      let (head, double, inverse) = (graph.headNode.source, double.source, inverse.source)
+      current = KairoNode(
+        computed: Computed {
+          var result = 0
+          for _ in 0..<20 { result &+= head.value % 2 != 0 ? double.value : inverse.value }
+          return result
+        }
+      )
+    } else {
+      current = graph.combined([graph.headNode, double, inverse]) { values in
+        var result = 0
+        for _ in 0..<20 { result &+= values[0] % 2 != 0 ? values[1] : values[2] }
+        return result
+      }
     }
     graph.effect(on: current)
     graph.check = { i in
@@ -374,33 +388,53 @@ struct KairoScenario: @unchecked Swift.Sendable {
 final class KairoNode<Value> {
   let holder: ValueHolder<Value>?
   let computed: Computed<Value>?
-  /// The value: a computed value's `value`, or a head holder's in a graph
-  /// of them, which makes it a dependency of the one being evaluated;
-  /// otherwise a holder's with `fetchedValue()` (`value` would register
-  /// with Observation, and every later write would pay for telling it).
-  /// A closure that holds what it reads, as a `Computed`'s closure holds
-  /// the values it reads: reading through the optionals of this node
-  /// instead retained and released the value on every read.
-  let read: () -> Value
 
-  init(holder: ValueHolder<Value>, tracked: Bool = false) {
+  init(holder: ValueHolder<Value>) {
     self.holder = holder
     computed = nil
-    read = tracked ? { holder.value } : { holder.fetchedValue() }
   }
 
   init(computed: Computed<Value>) {
     holder = nil
     self.computed = computed
-    read = { computed.value }
   }
 
-  /// The value, for a scenario's checks: `fetchedValue()` of either, which
-  /// registers nothing with Observation (as the holders' checks do not)
-  /// and makes no dependency.
+  /// What a `Computed`'s closure captures to read this node: the holder
+  /// or the computed value itself, read with `value`, which makes it a
+  /// dependency of the value being evaluated.
+  var source: KairoSource<Value> {
+    if let computed { return .computed(computed) }
+    return .holder(holder.unsafelyUnwrapped)
+  }
+
+  /// The value, for a scenario's checks and for building a graph of
+  /// holders: `fetchedValue()` of either, which registers nothing with
+  /// Observation (as the holders' checks do not; a holder read with
+  /// `value` would make every later write pay for telling it) and makes
+  /// no dependency.
   func peek() -> Value {
     if let computed { return computed.fetchedValue() }
     return holder.unsafelyUnwrapped.fetchedValue()
+  }
+}
+
+/// A node's holder or computed value, captured by a `Computed`'s closure
+/// and read there with `value`, as one writes `Computed { a.value + 1 }`:
+/// a read through a stored closure instead (`{ holder.value }`) called
+/// that closure and the getter out of line on every read, which the
+/// holders' graphs, whose chains are given the values, do not pay.
+enum KairoSource<Value> {
+  case holder(ValueHolder<Value>)
+  case computed(Computed<Value>)
+
+  /// The value, read as a dependency of the value being evaluated.
+  var value: Value {
+    @inline(__always) get {
+      switch self {
+      case .holder(let holder): holder.value
+      case .computed(let computed): computed.value
+      }
+    }
   }
 }
 
@@ -428,10 +462,9 @@ final class KairoGraph {
     isComputed = computed
   }
 
-  /// A head holder as a node: read tracked in a graph of computed values
-  /// (a signal, in the scenarios' own terms).
+  /// A head holder as a node (a signal, in the scenarios' own terms).
   func node(_ holder: ValueHolder<Int>) -> KairoNode<Int> {
-    KairoNode(holder: holder, tracked: isComputed)
+    KairoNode(holder: holder)
   }
 
   /// A value computed by `transform` from `source`'s.
@@ -440,10 +473,12 @@ final class KairoGraph {
     _ transform: @escaping (Source) -> Value
   ) -> KairoNode<Value> {
     if isComputed {
-      let read = source.read
-      return KairoNode(computed: Computed { transform(read()) })
+      switch source.source {
+      case .holder(let holder): return KairoNode(computed: Computed { transform(holder.value) })
+      case .computed(let computed): return KairoNode(computed: Computed { transform(computed.value) })
+      }
     }
-    let holder = ValueHolder(transform(source.read()))
+    let holder = ValueHolder(transform(source.peek()))
     holders.append(holder)
     observers.append(source.holder.unsafelyUnwrapped.chain().map(transform).sendTo(holder).sync())
     return KairoNode(holder: holder)
@@ -458,11 +493,11 @@ final class KairoGraph {
     _ sum: @escaping (Int) -> Int
   ) -> KairoNode<Int> {
     if isComputed {
-      let read = source.read
+      let source = source.source
       return KairoNode(
         computed: Computed {
           var result = 0
-          for _ in 0..<times { result &+= read() }
+          for _ in 0..<times { result &+= source.value }
           return result
         }
       )
@@ -476,10 +511,10 @@ final class KairoGraph {
     _ transform: @escaping ([Int]) -> Value
   ) -> KairoNode<Value> {
     if isComputed {
-      let reads = sources.map(\.read)
-      return KairoNode(computed: Computed { transform(reads.map { $0() }) })
+      let sources = sources.map(\.source)
+      return KairoNode(computed: Computed { transform(sources.map { $0.value }) })
     }
-    let holder = ValueHolder(transform(sources.map { $0.read() }))
+    let holder = ValueHolder(transform(sources.map { $0.peek() }))
     holders.append(holder)
     observers.append(
       Chain.combine(sources) { $0.holder.unsafelyUnwrapped.chain() }.map(transform).sendTo(holder).sync()
