@@ -29,7 +29,11 @@
  * - read under the lock: a read outside every evaluation that could not
  *   take the word sets `observed` and, the node being clean, publishes
  *   (`ComputedBox.read(owner:in:)`), so that the next mark tells
- *   Observation and the reads after it take the word.
+ *   Observation and the reads after it take the word; a read inside an
+ *   evaluation that could not take it publishes, the node being clean,
+ *   whether or not other computed values read it yet
+ *   (`publishIfClean(read: true)`), so that the evaluation's reads of it
+ *   again take the word.
  * The stamp is the version plus one, times two, plus `observed` (the
  * low bit): a mark stores 0 before it clears `observed`, and a publish
  * sets the bit only when `observed` is set.
@@ -82,6 +86,9 @@
  * - MUTANT_OBSERVED_CLEARED_FIRST: a mark clears `observed` before it
  *   stores 0: in between, the low bit stands for a node no longer
  *   observed.
+ * - MUTANT_READ_PUBLISHES_MARKED: a read inside an evaluation publishes
+ *   whether or not the node is clean: a reader takes the value of a node
+ *   already marked.
  */
 
 #ifndef READERS
@@ -128,6 +135,26 @@ inline publish() {
 #endif
 }
 
+/* A read inside an evaluation under the lock (`ComputedBox.read(owner:
+   in:)`), once its update is done: publishes if the node is clean,
+   whether or not other computed values read it yet. Or no such read. */
+inline readInEvaluation() {
+  if
+#ifdef MUTANT_READ_PUBLISHES_MARKED
+  :: true ->
+#else
+  :: mark == CLEAN ->
+#endif
+     storeStamp();
+#ifdef MUTANT_BITS_LATE
+     bits = value
+#else
+     skip
+#endif
+  :: skip
+  fi
+}
+
 #ifdef HOLDER
 /* A holder's writes (`HolderStore.replace` and the others, then
    `takeObservers(changes:)` and `publishLocked()`, under the holder's
@@ -172,14 +199,15 @@ active proctype Writer() {
   byte round = 0;
   do
   :: round < ROUNDS ->
-    /* a read outside every evaluation, under the lock, or none */
+    /* a read outside every evaluation, under the lock; one inside an
+       evaluation, under the lock; or none */
     if
     :: observed = true;
        if
        :: mark == CLEAN -> publish()
        :: else -> skip
        fi
-    :: skip
+    :: readInEvaluation()
     fi;
     /* mark */
 #ifdef MUTANT_OBSERVED_CLEARED_FIRST
@@ -193,6 +221,9 @@ active proctype Writer() {
 #endif
     observed = false;
     mark = MARKED;
+    /* a read inside an evaluation whose update left the node marked (a
+       mark came meanwhile) */
+    readInEvaluation();
     /* update: changed (the commit stores the bits), or equal to the
        last value (nothing stored) */
     if

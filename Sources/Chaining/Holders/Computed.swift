@@ -300,8 +300,18 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   @usableFromInline
   func read(owner: AnyObject, in state: UnsafeMutablePointer<DeliveryContext.State>) -> Value {
     if state.pointee.trackingCount != 0 {
-      var version: UInt64 = 0
-      let value = current(version: &version, runner: Int(bitPattern: state))
+      let runner = Int(bitPattern: state)
+      let wakes = lockUpdated(runner: runner)
+      // Read by an evaluation, whose dependency it becomes: published as
+      // one with dependents is, so that the evaluation's reads of it
+      // again take no lock either. Until the evaluation ends, the reader
+      // is not among `dependents` yet: a value read only then (one side
+      // of `flag ? a : b`, picked again) took the graph's lock at each of
+      // its reads.
+      if !isPublished { publishIfClean(read: true) }
+      let value = cached.pointee
+      let version = self.version
+      unlock(waking: wakes, runner: runner)
       Tracking.recordRead(of: self, owner: owner, version: version, in: state)
       return value
     }
@@ -368,11 +378,22 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   }
 
   override func link(_ source: ComputedSource) {
-    RankGraph.link(source.rankNode, to: core)
-    if let flush = ComputedGraph.withLock({ _ in flush }) { RankGraph.link(source.rankNode, to: flush) }
+    let chainsFlush = ComputedGraph.withLock { _ -> WaveFlush? in flush }
+    // By places, not `any Ranked`: this class's code is generic, and
+    // making its core (a `_SenderCore<Value>`) an existential looked the
+    // core's metadata up in the runtime's cache each time, half of a
+    // dependency's link (kairo unstable with `Computed`, whose
+    // dependencies change at every write).
+    RankGraph.lock.withLock { walk in
+      let place = source.rankPlace()
+      RankGraph.link(place: place, to: core.rankPlace, in: &walk)
+      if let chainsFlush { RankGraph.link(place: place, to: chainsFlush.links, in: &walk) }
+    }
   }
 
   override var rankNode: any Ranked { core }
+
+  override func rankPlace() -> RankLinks { core.rankPlace }
 
   /// Under the flush's gate: brings the value up to date and broadcasts
   /// it to the chains if its version moved since the last broadcast. So

@@ -193,6 +193,9 @@ class ComputedSource: @unchecked Swift.Sendable {
   /// `RankGraph`).
   var rankNode: any Ranked { fatalError("ComputedSource.rankNode: abstract") }
 
+  /// `rankNode`'s place in `RankGraph`. Under `RankGraph.lock`.
+  func rankPlace() -> RankLinks { fatalError("ComputedSource.rankPlace: abstract") }
+
   /// Called under `ComputedGraph.lock` after `dependents` changed.
   func dependentsChanged() {}
 

@@ -81,11 +81,14 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   // bits and the version change only while the node is not clean (a
   // commit, under the claim, stores the bits then); becoming clean stores
   // the stamp, if other computed values read the node or a read outside
-  // an evaluation has (`observed`). Both stores release. A reader loads
-  // the stamp (acquiring), the bits (acquiring), and the stamp again: the
-  // same stamp, not 0, means the bits are the value at that version (a
-  // value changed in between has a new version, so a new stamp; an
-  // evaluation equal to the last keeps the version and the bits).
+  // an evaluation has (`observed`), and so does a read under the lock
+  // inside an evaluation that finds the node clean (the reading value
+  // becomes its dependent when its evaluation ends). Both stores
+  // release. A reader loads the stamp (acquiring), the bits (acquiring),
+  // and the stamp again: the same stamp, not 0, means the bits are the
+  // value at that version (a value changed in between has a new version,
+  // so a new stamp; an evaluation equal to the last keeps the version and
+  // the bits).
   // Anything else, and the read takes the lock as before.
   //
   // Inside an evaluation any such stamp will do. Outside one, a read must
@@ -98,10 +101,11 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   // lock until the next mark. So threads that read clean values share no
   // lock, where they used to take the graph's in turn.
   //
-  // `Verification/ComputedRead.pml` models it, with five mutants that spin
+  // `Verification/ComputedRead.pml` models it, with six mutants that spin
   // catches (no second load of the stamp, the bits stored after it, no
   // store of 0 on a mark, the low bit set without `observed`, `observed`
-  // cleared before that store);
+  // cleared before that store, a read in an evaluation that publishes a
+  // node not clean);
   // `ComputedTests` reads published values on 4 threads while a fifth
   // writes, inside and outside evaluations, under the thread sanitizer
   // too, and checks that Observation is told of a change after a read
@@ -119,15 +123,15 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
 
   /// Publishes the value and version for reads without the lock, if the
   /// node is clean and other computed values read it, or reads outside
-  /// an evaluation have since the last mark (`observed`). Not otherwise:
-  /// a value read by chains alone, the end of a graph, would pay two
-  /// stores per update and two per mark for nothing (3% of kairo mux's
-  /// time, measured). A value that gains its first reader is published
-  /// by its next update, or by that read. Under the graph's lock and the
-  /// claim, or with the node clean.
+  /// an evaluation have since the last mark (`observed`), or an
+  /// evaluation reads it now (`read`). Not otherwise: a value read by
+  /// chains alone, the end of a graph, would pay two stores per update
+  /// and two per mark for nothing (3% of kairo mux's time, measured). A
+  /// value that gains its first reader is published by that read. Under
+  /// the graph's lock and the claim, or with the node clean.
   @inline(__always)
-  final func publishIfClean() {
-    guard publishesWord, mark == .clean, observed || dependents.count != 0 else { return }
+  final func publishIfClean(read: Bool = false) {
+    guard publishesWord, mark == .clean, read || observed || dependents.count != 0 else { return }
     // The bits were stored by the last commit (`ComputedBox.commit()`).
     let stamp = (UInt(truncatingIfNeeded: version) &+ 1) << 1 | (observed ? 1 : 0)
     publishedStamp.store(stamp, ordering: .releasing)

@@ -37,6 +37,10 @@ enum Tracking {
     node.matched != node.dependencies.count || !node.added.isEmpty
   }
 
+  /// Up to how many entries' room `rewire(_:)` keeps in a node's
+  /// `added` (see there).
+  static var keptAddedCapacity: Int { 16 }
+
   /// Rewrites `node`'s dependencies after an evaluation that `rewires(_:)`:
   /// those read again in order first, then the others read. Returns where
   /// the new dependencies are, and the dropped ones (still retained).
@@ -48,16 +52,14 @@ enum Tracking {
     // `added` is given back); the others are dropped. Then the new ones.
     var dropped: [ComputedDependency] = []
     var kept: [ComputedDependency] = []
-    var new = node.added
-    node.added = []
     for old in matched..<node.dependencies.count {
       let dependency = node.dependencies[old]
-      if let index = new.firstIndex(where: { $0.reads(dependency.source) }) {
+      if let index = node.added.firstIndex(where: { $0.reads(dependency.source) }) {
         var again = dependency
-        again.version = new[index].version
+        again.version = node.added[index].version
         kept.append(again)
-        new[index].release()
-        new.remove(at: index)
+        node.added[index].release()
+        node.added.remove(at: index)
       } else {
         dropped.append(dependency)
       }
@@ -65,7 +67,13 @@ enum Tracking {
     node.dependencies.removeAll(from: matched)
     for dependency in kept { node.dependencies.append(dependency) }
     let start = node.dependencies.count
-    for dependency in new { node.dependencies.append(dependency) }
+    for dependency in node.added { node.dependencies.append(dependency) }
+    // Its room kept for the next evaluation that reads something new
+    // when this one dropped a dependency (a value whose dependencies
+    // change at every write allocated it each time), unless it grew
+    // large. Not after a first evaluation, which adds every dependency:
+    // each value would keep the room for good.
+    node.added.removeAll(keepingCapacity: !dropped.isEmpty && node.added.capacity <= keptAddedCapacity)
     return (start..<node.dependencies.count, dropped)
   }
 
@@ -114,7 +122,9 @@ enum Tracking {
   /// evaluation on this thread, recorded: when the read is the next of
   /// the last evaluation's reads in order and that one was of the holder
   /// `owner`, only its version is updated in place, as by
-  /// `recordRead(of:owner:version:in:)`. Returns the bits and the
+  /// `recordRead(of:owner:version:in:)`. A holder this evaluation read
+  /// already, among the last `lookBack` matched in order, is taken too,
+  /// recorded already (`readPublishedAgain(by:in:)`). Returns the bits and the
   /// dependency's source, or nil, having recorded nothing, for any other
   /// read, or when the value is not published now: the caller then reads
   /// under the holder's lock. Called when `trackingCount` is not 0. A
@@ -137,7 +147,7 @@ enum Tracking {
       let matched = node.matched
       guard node.added.isEmpty, matched < node.dependencies.count,
         node.dependencies[matched].owner.toOpaque() == owner
-      else { return nil }
+      else { return readPublishedAgain(by: owner, in: state) }
       let source = node.dependencies[matched].source
       guard let (bits, version) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
       node.dependencies[matched].version = version
@@ -145,6 +155,41 @@ enum Tracking {
       state.pointee.lastReadOwner = owner
       state.pointee.lastReadSource = source
       return (bits, source)
+    }
+  }
+
+  /// How far back from the last dependency matched in order
+  /// `readPublishedAgain(by:in:)` looks.
+  @usableFromInline static var lookBack: Int { 8 }
+
+  /// `readPublished(by:in:)` for a holder read already by this
+  /// evaluation: one of the last `lookBack` dependencies it matched in
+  /// order, recorded then, at the version of that first read, as any
+  /// source read again is. So reads that alternate between a few
+  /// sources (`for _ in 0..<20 { total += flag.value ? a.value : b.value
+  /// }`) take no lock: each took the holder's at every read but the
+  /// first. Further back, or never read, nil: the caller reads under the
+  /// lock, and `recordReadInAnyOrder(of:owner:version:in:)` looks at the
+  /// whole list. Out of line: reached only when the read is not the next
+  /// in order.
+  @usableFromInline
+  static func readPublishedAgain(
+    by owner: UnsafeMutableRawPointer,
+    in state: UnsafeMutablePointer<DeliveryContext.State>
+  ) -> (bits: UInt, source: Unmanaged<ComputedSource>)? {
+    state.pointee.tracking.unsafelyUnwrapped._withUnsafeGuaranteedRef { node in
+      let matched = node.matched
+      var index = matched
+      while index > Swift.max(matched - lookBack, 0) {
+        index -= 1
+        guard node.dependencies[index].owner.toOpaque() == owner else { continue }
+        let source = node.dependencies[index].source
+        guard let (bits, _) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
+        state.pointee.lastReadOwner = owner
+        state.pointee.lastReadSource = source
+        return (bits, source)
+      }
+      return nil
     }
   }
 

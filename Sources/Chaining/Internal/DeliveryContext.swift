@@ -107,7 +107,8 @@ struct DeliveryContext {
     /// (`Tracking.readAgain(by:in:)`), without the evaluation's
     /// dependencies.
     ///
-    /// Set by `Tracking.readPublished(by:in:)` when it recorded the read;
+    /// Set by `Tracking.readPublished(by:in:)` when it recorded the read
+    /// (or found it recorded: `Tracking.readPublishedAgain(by:in:)`);
     /// cleared when an evaluation begins and when it ends
     /// (`Tracking.evaluate(_:in:)`), so that nil is all a thread
     /// outside evaluations sees, and an evaluation inside another never

@@ -543,6 +543,8 @@ class HolderObservation: ComputedSource, @unchecked Swift.Sendable {
   override func versionIfKnown() -> UInt64? { readVersion() }
 
   override var rankNode: any Ranked { core }
+
+  override func rankPlace() -> RankLinks { core.links }
 }
 
 /// A ``HolderObservation`` with Observation's registrar.

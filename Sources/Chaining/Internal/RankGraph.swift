@@ -172,9 +172,14 @@ enum RankGraph {
   /// Links `source` to `node` and raises `node`, and what it reaches, to
   /// `source`'s level. Under `lock`.
   static func link(_ source: any Ranked, to node: any Ranked, in walk: inout Walk) {
-    let target = node.links
-    source.links.add(target)
-    raise(target, to: target.level(after: source.rankLevel), in: &walk)
+    link(place: source.links, to: node.links, in: &walk)
+  }
+
+  /// `link(_:to:in:)`, given the two nodes' places. Under `lock`, with
+  /// both nodes alive (their callers hold them).
+  static func link(place source: RankLinks, to target: RankLinks, in walk: inout Walk) {
+    source.add(target)
+    raise(target, to: target.level(after: source.level), in: &walk)
   }
 
   /// Raises `node` to `level`, then walks on from each node raised,

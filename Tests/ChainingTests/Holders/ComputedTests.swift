@@ -488,6 +488,34 @@ import _ChainingThreadContext
     withExtendedLifetime((observer, writer)) {}
   }
 
+  @Test func aDependencyAddedByALaterEvaluationIsRankedToo() {
+    // As above, but `sum` becomes a dependency only when `flag` is set, by
+    // an evaluation that rewires the value: the rewire links it to the
+    // value's refresh (by its place in the rank graph, through a holder,
+    // or through a computed value that reads it). The combine is built
+    // after, so a write of `a` sends once, untorn, only if the link was
+    // made.
+    let a = ValueHolder(1)
+    let sum = ValueHolder(0)
+    let flag = ValueHolder(false)
+    let inner = Computed { sum.value }
+    let viaHolder = Computed { flag.value ? a.value * 100 + sum.value : -1 }
+    let viaComputed = Computed { flag.value ? a.value * 100 + inner.value : -1 }
+    let received = Recorder<Int>()
+    let receivedViaComputed = Recorder<Int>()
+    let observers = [
+      viaHolder.chain().do { received.append($0) }.sync(),
+      viaComputed.chain().do { receivedViaComputed.append($0) }.sync(),
+    ]
+    flag.value = true
+    let writer = a.chain().combine(a.chain()).filter { $0.0 >= 2 }.map { $0 + $1 }.sendTo(sum).sync()
+    a.value = 2
+    a.value = 3
+    #expect(received.history == [-1, 100, 204, 306])
+    #expect(receivedViaComputed.history == [-1, 100, 204, 306])
+    withExtendedLifetime((observers, writer)) {}
+  }
+
   @Test func tracksCollectionsViewsAndEveryHolder() {
     let items = ArrayHolder([1, 2])
     let prices = DictionaryHolder(["a": 10])
@@ -940,6 +968,106 @@ import _ChainingThreadContext
       h.value = 3
       #expect(outer.value == 3 + 3003 + 30)
     }
+  }
+
+  @Test func aHolderReadAgainAmongTheLastEightReadIsTakenWithoutTheLock() {
+    // A holder read again after other reads of the evaluation, among the
+    // last eight matched in order, is taken through its words and becomes
+    // the thread's `lastReadOwner` (`Tracking.readPublishedAgain(by:in:)`);
+    // further back, it is read under its lock, which leaves
+    // `lastReadOwner` as it was. Either way, its value is the holder's.
+    let holders = (0..<10).map { ValueHolder($0) }
+    let address = { (holder: ValueHolder<Int>) in Unmanaged.passUnretained(holder).toOpaque() }
+    final class Seen: @unchecked Swift.Sendable {
+      var near: [UnsafeMutableRawPointer?] = []
+      var far: [UnsafeMutableRawPointer?] = []
+    }
+    let seen = Seen()
+    // `holders[0]` again after one other read, then after nine.
+    let near = Computed { () -> Int in
+      let first = holders[0].value + holders[1].value
+      let again = holders[0].value * 100
+      seen.near.append(DeliveryContext.current.state.pointee.lastReadOwner)
+      return first + again
+    }
+    let far = Computed { () -> Int in
+      let all = holders.reduce(0) { $0 + $1.value }
+      let again = holders[0].value * 100
+      seen.far.append(DeliveryContext.current.state.pointee.lastReadOwner)
+      return all + again
+    }
+    withExtendedLifetime((holders, near, far)) {
+      #expect(near.value == 1)
+      #expect(far.value == 45)
+      // The first evaluations read under the locks: nothing is published yet.
+      #expect(seen.near == [nil])
+      #expect(seen.far == [nil])
+      holders[0].value = 7
+      #expect(near.value == 7 + 1 + 700)
+      #expect(far.value == 52 + 700)
+      #expect(seen.near == [nil, address(holders[0])])
+      #expect(seen.far == [nil, address(holders[9])])
+      holders[0].value = 8
+      #expect(near.value == 8 + 1 + 800)
+      #expect(far.value == 53 + 800)
+    }
+  }
+
+  @Test func aValueReadOnlyInsideAnEvaluationIsPublishedByThatRead() {
+    // `side` has no chain, and no dependent until `total`'s evaluation
+    // ends: its first read by that evaluation publishes it, so that the
+    // evaluation's reads of it again take no lock.
+    let h = ValueHolder(1)
+    let flag = ValueHolder(false)
+    let side = Computed { h.value * 2 }
+    final class Seen: @unchecked Swift.Sendable {
+      var published: [Bool] = []
+    }
+    let seen = Seen()
+    let total = Computed { () -> Int in
+      guard flag.value else { return 0 }
+      let first = side.value
+      // One thread: nothing else touches the graph meanwhile.
+      seen.published.append(side.box.isPublished)
+      return first + side.value
+    }
+    #expect(total.value == 0)
+    #expect(!side.box.isPublished)
+    flag.value = true
+    #expect(total.value == 4)
+    #expect(seen.published == [true])
+    h.value = 2
+    #expect(total.value == 8)
+    #expect(seen.published == [true, true])
+  }
+
+  @Test func aValueWhoseDependenciesChangeKeepsRoomForThem() {
+    // `rewire` keeps the room of `added` after an evaluation that dropped
+    // a dependency (the next may add one again), up to 16 entries; not
+    // after a first evaluation, which adds every dependency.
+    let flag = ValueHolder(false)
+    let a = ValueHolder(1)
+    let b = ValueHolder(2)
+    let picked = Computed { flag.value ? a.value : b.value }
+    #expect(picked.value == 2)
+    #expect(picked.box.added.capacity == 0)
+    flag.value = true
+    #expect(picked.value == 1)
+    #expect(picked.box.added.capacity > 0)
+    #expect(picked.box.added.isEmpty)
+    let many = (0..<20).map { ValueHolder($0) }
+    let wide = Computed { flag.value ? many.reduce(0) { $0 + $1.value } : b.value }
+    #expect(wide.value == 190)
+    #expect(wide.box.added.capacity == 0)
+    flag.value = false
+    #expect(wide.value == 2)
+    #expect(wide.box.added.capacity > 0)
+    // Twenty added, the one before dropped: more than 16, not kept.
+    flag.value = true
+    #expect(wide.value == 190)
+    #expect(wide.box.added.capacity == 0)
+    #expect(picked.value == 1)
+    withExtendedLifetime(many) {}
   }
 
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
