@@ -277,10 +277,17 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     current(version: &version, runner: DeliveryContext.current.runner)
   }
 
-  /// `current(version:)`, for the thread `runner` (the caller's).
+  /// `current(version:)`, for the thread `runner` (the caller's). For a
+  /// read by an evaluation (`tracked`), whose dependency the value
+  /// becomes, the value is published as one with dependents is, so that
+  /// the evaluation's reads of it again take no lock either. Until the
+  /// evaluation ends, the reader is not among `dependents` yet: a value
+  /// read only then (one side of `flag ? a : b`, picked again) took the
+  /// graph's lock at each of its reads.
   @inline(__always)
-  private func current(version: inout UInt64, runner: Int) -> Value {
+  private func current(version: inout UInt64, runner: Int, tracked: Bool = false) -> Value {
     let wakes = lockUpdated(runner: runner)
+    if tracked, !isPublished { publishIfClean(read: true) }
     let value = cached.pointee
     version = self.version
     unlock(waking: wakes, runner: runner)
@@ -300,18 +307,8 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   @usableFromInline
   func read(owner: AnyObject, in state: UnsafeMutablePointer<DeliveryContext.State>) -> Value {
     if state.pointee.trackingCount != 0 {
-      let runner = Int(bitPattern: state)
-      let wakes = lockUpdated(runner: runner)
-      // Read by an evaluation, whose dependency it becomes: published as
-      // one with dependents is, so that the evaluation's reads of it
-      // again take no lock either. Until the evaluation ends, the reader
-      // is not among `dependents` yet: a value read only then (one side
-      // of `flag ? a : b`, picked again) took the graph's lock at each of
-      // its reads.
-      if !isPublished { publishIfClean(read: true) }
-      let value = cached.pointee
-      let version = self.version
-      unlock(waking: wakes, runner: runner)
+      var version: UInt64 = 0
+      let value = current(version: &version, runner: Int(bitPattern: state), tracked: true)
       Tracking.recordRead(of: self, owner: owner, version: version, in: state)
       return value
     }

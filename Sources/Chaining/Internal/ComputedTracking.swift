@@ -160,7 +160,7 @@ enum Tracking {
 
   /// How far back from the last dependency matched in order
   /// `readPublishedAgain(by:in:)` looks.
-  @usableFromInline static var lookBack: Int { 8 }
+  static var lookBack: Int { 8 }
 
   /// `readPublished(by:in:)` for a holder read already by this
   /// evaluation: one of the last `lookBack` dependencies it matched in
