@@ -1,7 +1,7 @@
 /*
  * A computed value's dirty marks, claim and evaluation: `ComputedNode` in
  * Sources/Chaining/Internal/ComputedNode.swift (`notify`,
- * `updateLocked`, `waitForUpdate`), with a holder it reads
+ * `updateLocked`, `updateLoop`, `waitForUpdate`), with a holder it reads
  * (`HolderObservation`'s dependents and version, in
  * Sources/Chaining/Internal/HolderStore.swift) (#37).
  *

@@ -41,6 +41,11 @@
  *   for the new thread, which updates that value (claiming it, reading
  *   on, perhaps moving again) and ends; then it clears its note under
  *   the lock and goes on as if the value were clean.
+ * - A check of dependencies known from the last evaluation
+ *   (`ComputedNode.updateLoop(from:to:runner:state:)`, a loop rather than a
+ *   recursion) claims, waits and finishes as this descent and ascent do,
+ *   from the value it starts at; it moves only where it starts, which the
+ *   moves above, allowed at any value, cover.
  * - Checked: no thread waits forever (spin reports it as an invalid end
  *   state); with CYCLE, every run stops (an assertion at the end), and
  *   without it, none does (an assertion at each stop): the walk never

@@ -180,13 +180,9 @@ class ComputedSource: @unchecked Swift.Sendable {
     return (bits, UInt64(stamp >> 1) &- 1)
   }
 
-  /// The version now, brought up to date when it is a computed value, on
-  /// the thread `runner` (the caller's `DeliveryContext.runner`). Under
-  /// `ComputedGraph.lock`, held on return too.
-  func versionLocked(runner: Int) -> UInt64 { fatalError("ComputedSource.versionLocked: abstract") }
-
-  /// The version now if it is known without an evaluation, else nil.
-  /// Under `ComputedGraph.lock`.
+  /// The version now if it is known without an evaluation, else nil: a
+  /// holder's always; a computed value's when it is clean. Under
+  /// `ComputedGraph.lock`.
   func versionIfKnown() -> UInt64? { fatalError("ComputedSource.versionIfKnown: abstract") }
 
   /// The sender core whose level what reads this source ranks above (see

@@ -63,6 +63,11 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// The sources the evaluation read that were not next in that order,
   /// retained.
   @usableFromInline @exclusivity(unchecked) final var added: [ComputedDependency] = []
+  /// The notification count when the update claimed the node.
+  @exclusivity(unchecked) final var seenNotifications: UInt64 = 0
+  /// How many of the dependencies the update's check found unmoved, in
+  /// order (see `updateLoop(from:to:runner:state:)`).
+  @exclusivity(unchecked) final var checkedDependencies = 0
 
   init(name: String, publishesWord: Bool) {
     self.name = name
@@ -279,18 +284,6 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     }
   }
 
-  /// Under the graph's lock, held on return too: the version once
-  /// brought up to date, on the thread `runner`. Waiters on the claim
-  /// are woken with the lock given back for the moment (a waiter takes
-  /// its stripe's lock, then the graph's: never the other way round).
-  override func versionLocked(runner: Int) -> UInt64 {
-    guard mark != .clean, updateLocked(runner: runner) else { return version }
-    let version = self.version
-    unlock(waking: true, runner: runner)
-    lockGraph(runner: runner)
-    return version
-  }
-
   /// Takes the graph's lock and brings the value up to date on the thread
   /// `runner`, so that the caller reads what it needs under the lock and
   /// then calls `unlock(waking:)` with the result. By hand rather than
@@ -337,11 +330,12 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// wakes them (`wakeWaiters()`) after unlocking.
   ///
   /// Claims the node. A `check` then asks each dependency for its
-  /// version, in the order of the last evaluation, still under the lock
-  /// (a computed dependency is brought up to date the same way, so a
-  /// walk down a graph of checks takes the lock once), and evaluates at
-  /// the first that moved; a `dirty` evaluates. Only the evaluation runs
-  /// unlocked: it runs the user's closure. The mark becomes `clean`
+  /// version, in the order of the last evaluation, still under the lock,
+  /// and evaluates at the first that moved; a `dirty` evaluates. A
+  /// computed dependency that is not clean is brought up to date first,
+  /// the same way, in the same loop (`updateLoop(from:to:runner:state:)`),
+  /// so a check down a graph takes the lock once. Only an evaluation
+  /// runs unlocked: it runs the user's closure. The mark becomes `clean`
   /// unless a mark came meanwhile (then the next read updates again), or
   /// a dependency first read by this evaluation changed before this node
   /// was its dependent (that write told no one). A node another thread
@@ -349,7 +343,9 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   ///
   /// Closer than `DeliveryContext.stackReserve` to the end of the
   /// thread's stack, the update moves to a new thread
-  /// (`updateOnNewStack(runner:)`).
+  /// (`updateOnNewStack(runner:)`). Only here: the loop nests no frames,
+  /// and every evaluation it makes runs from its frame, so the stack
+  /// grows only through an evaluation's reads, each of which comes here.
   final func updateLocked(runner: Int) -> Bool {
     // The runner is the address of the thread's state.
     let state = DeliveryContext.state(runner: runner)
@@ -367,44 +363,181 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
         mayMove = false
         continue
       }
-      updatingThread = runner
-      let seen = notifications
-      updatingParent = state.pointee.updating
-      state.pointee.updating = Unmanaged.passUnretained(self)
-      if mark == .dirty || dependencyMoved(runner: runner) {
-        unlockGraph(runner: runner)
-        let changed = Tracking.evaluate(self, in: state)
-        if Tracking.rewires(self) {
-          let (added, dropped) = Tracking.rewire(self)
-          lockGraph(runner: runner)
-          state.pointee.updating = updatingParent
-          finishEvaluation(changed: changed, added: added, dropped: dropped, seen: seen, runner: runner)
-        } else {
-          lockGraph(runner: runner)
-          state.pointee.updating = updatingParent
-          finishEvaluation(changed: changed, seen: seen, runner: runner)
-        }
-      } else {
-        state.pointee.updating = updatingParent
-        if notifications == seen {
-          mark = .clean
-          publishIfClean()
-        }
+      claim(runner: runner, state: state)
+      switch checkDependencies(runner: runner) {
+      case .done(let moved):
+        // The usual case, inlined: no computed dependency to update.
+        return finishUpdate(moved: moved, runner: runner, state: state)
+      case .update(let dependency):
+        return Self.updateLoop(from: Unmanaged.passUnretained(self), to: dependency, runner: runner, state: state)
       }
-      updatingThread = 0
-      let wakes = hasWaiters
-      hasWaiters = false
-      return wakes
     }
     return false
   }
 
+  /// What a claimed node's check found: a computed dependency to bring
+  /// up to date first (neither clean nor claimed), or whether the node
+  /// must evaluate.
+  enum CheckOutcome {
+    case update(Unmanaged<ComputedNode>)
+    case done(moved: Bool)
+  }
+
+  /// The update of `updateLocked(runner:)`, from `entry` (claimed, its
+  /// check come to `first`, a computed dependency neither clean nor
+  /// claimed), in a loop rather than a recursion: a node's check that
+  /// comes to a computed dependency that is not clean claims it and goes
+  /// on with its check, and once that dependency is done (evaluated, or
+  /// found unmoved and made clean), goes back to the node that read it,
+  /// which compares the dependency's version with the one it read. The
+  /// nodes claimed are the thread's `updating`, each with the one that
+  /// read it as its `updatingParent`, so the way back is that list;
+  /// where each node's check stands is in the node
+  /// (`checkedDependencies`), with the notification count at its claim
+  /// (`seenNotifications`). A recursion through three functions per node
+  /// (the update, the check of the dependencies, and a dependency's
+  /// version) took as many instructions but a third more time on a chain
+  /// of 50 values, likely its returns mispredicted past the depth the
+  /// processor predicts; and after a write it nested as deep as the
+  /// chain, moving to new threads (Performance.md, "Checking known
+  /// dependencies in a loop").
+  ///
+  /// Claims, waits, marks and evaluations are those of the recursion, in
+  /// the same order and under the same holds of the lock:
+  /// `Verification/Computed.pml` models a node's claim, check and
+  /// evaluation; `Verification/ComputedCycle.pml` models the descent
+  /// through claims and the ascent (`path`, `seen`) as this loop makes
+  /// them. Nodes are used unretained: `entry` is kept by the caller,
+  /// and each node claimed after it by the dependencies of the node that
+  /// read it, which its claim keeps unchanged.
+  @inline(never)
+  private static func updateLoop(
+    from entry: Unmanaged<ComputedNode>,
+    to first: Unmanaged<ComputedNode>,
+    runner: Int,
+    state: UnsafeMutablePointer<DeliveryContext.State>
+  ) -> Bool {
+    var node = entry
+    var outcome = CheckOutcome.update(first)
+    while true {
+      switch outcome {
+      case .update(let dependency):
+        node = dependency
+        outcome = node._withUnsafeGuaranteedRef {
+          $0.claim(runner: runner, state: state)
+          return $0.checkDependencies(runner: runner)
+        }
+      case .done(let moved):
+        let reader = node._withUnsafeGuaranteedRef { $0.updatingParent }
+        let wakes = node._withUnsafeGuaranteedRef { $0.finishUpdate(moved: moved, runner: runner, state: state) }
+        let version = node._withUnsafeGuaranteedRef { $0.version }
+        if node.toOpaque() == entry.toOpaque() { return wakes }
+        if wakes {
+          // Woken with the lock given back for the moment (a waiter
+          // takes its stripe's lock, then the graph's: never the other
+          // way round). The version was read before.
+          node._withUnsafeGuaranteedRef {
+            $0.unlock(waking: true, runner: runner)
+            $0.lockGraph(runner: runner)
+          }
+        }
+        node = reader.unsafelyUnwrapped
+        outcome = node._withUnsafeGuaranteedRef { reader in
+          if reader.dependencies[reader.checkedDependencies].version != version { return .done(moved: true) }
+          reader.checkedDependencies += 1
+          return reader.checkDependencies(runner: runner)
+        }
+      }
+    }
+  }
+
+  /// Claims the node for an update on the thread `runner`, whose state
+  /// is `state`. Under the graph's lock, the node neither clean nor
+  /// claimed.
+  @inline(__always)
+  private func claim(runner: Int, state: UnsafeMutablePointer<DeliveryContext.State>) {
+    updatingThread = runner
+    seenNotifications = notifications
+    updatingParent = state.pointee.updating
+    state.pointee.updating = Unmanaged.passUnretained(self)
+    checkedDependencies = 0
+  }
+
+  /// Goes on with the check of the claimed node's dependencies from
+  /// `checkedDependencies`: a `dirty` node evaluates; a dependency whose
+  /// version moved since the last evaluation read it ends the check; a
+  /// computed dependency that is not clean is brought up to date first
+  /// (returned, for the loop to claim), or waited for when another thread
+  /// has claimed it, then looked at again. Under the claim and the graph's
+  /// lock (which a wait gives back for its duration).
+  @inline(__always)
+  private func checkDependencies(runner: Int) -> CheckOutcome {
+    if mark == .dirty { return .done(moved: true) }
+    while checkedDependencies < dependencies.count {
+      let dependency = dependencies[checkedDependencies]
+      guard let version = dependency.withSource({ $0.versionIfKnown() }) else {
+        // Only a computed value's version is ever unknown.
+        let next = Unmanaged<ComputedNode>.fromOpaque(dependency.source.toOpaque())
+        let claimed = next._withUnsafeGuaranteedRef { $0.updatingThread }
+        if claimed == runner { next._withUnsafeGuaranteedRef { $0.cycle() } }
+        if claimed != 0 {
+          next._withUnsafeGuaranteedRef { $0.waitForUpdate(runner: runner) }
+          continue
+        }
+        return .update(next)
+      }
+      if version != dependency.version { return .done(moved: true) }
+      checkedDependencies += 1
+    }
+    return .done(moved: false)
+  }
+
+  /// Ends the claimed node's update: evaluates if `moved`, else marks it
+  /// `clean` if no mark came since the claim; gives the claim back, and
+  /// returns whether threads wait for it. Under the claim and the
+  /// graph's lock, held on return too.
+  @inline(__always)
+  private func finishUpdate(
+    moved: Bool,
+    runner: Int,
+    state: UnsafeMutablePointer<DeliveryContext.State>
+  ) -> Bool {
+    let seen = seenNotifications
+    if moved {
+      unlockGraph(runner: runner)
+      let changed = Tracking.evaluate(self, in: state)
+      if Tracking.rewires(self) {
+        let (added, dropped) = Tracking.rewire(self)
+        lockGraph(runner: runner)
+        state.pointee.updating = updatingParent
+        finishEvaluation(changed: changed, added: added, dropped: dropped, seen: seen, runner: runner)
+      } else {
+        lockGraph(runner: runner)
+        state.pointee.updating = updatingParent
+        finishEvaluation(changed: changed, seen: seen, runner: runner)
+      }
+    } else {
+      state.pointee.updating = updatingParent
+      if notifications == seen {
+        mark = .clean
+        publishIfClean()
+      }
+    }
+    updatingThread = 0
+    let wakes = hasWaiters
+    hasWaiters = false
+    return wakes
+  }
+
   /// Brings the value up to date on a new thread, whose stack
   /// (`newStackSize`) is its own, for a caller close to the end of its
-  /// thread's stack. Reading a value updates what it reads first,
-  /// recursively, so a read of a chain of computed values tens of
-  /// thousands deep goes as deep: it goes on on a new thread each time a
-  /// stack runs short, rather than overflow it.
+  /// thread's stack. An evaluation's reads update what they read,
+  /// evaluating it in turn, so the first read of a chain of computed
+  /// values tens of thousands deep (whose evaluations have yet to find
+  /// their dependencies) nests as deep: it goes on on a new thread each
+  /// time a stack runs short, rather than overflow it. (A check of
+  /// dependencies found before nests nothing: see
+  /// `updateLoop(from:to:runner:state:)`.)
   ///
   /// The calling thread waits for the new one, its wait noted as a wait
   /// for a claim is (`DeliveryContext.State.waitingFor`), so that a cycle
@@ -451,18 +584,6 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// not (`ComputedTests`' chain too deep for its reading thread, under
   /// `swift test --sanitize=thread`).
   static var newStackSize: Int { 4 << 20 }
-
-  /// Whether a dependency of the last evaluation moved since it was
-  /// read, asked in the order of that evaluation. Under the claim and the
-  /// graph's lock (which a computed dependency's own evaluation gives
-  /// back for its duration).
-  private func dependencyMoved(runner: Int) -> Bool {
-    for index in dependencies.indices {
-      let dependency = dependencies[index]
-      if dependency.withSource({ $0.versionLocked(runner: runner) }) != dependency.version { return true }
-    }
-    return false
-  }
 
   /// What `updateLocked(runner:)` does after an evaluation, under the
   /// claim and the graph's lock: links the new dependencies and unlinks

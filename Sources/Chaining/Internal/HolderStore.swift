@@ -538,8 +538,6 @@ class HolderObservation: ComputedSource, @unchecked Swift.Sendable {
     setHasDependents(dependents.count != 0)
   }
 
-  override func versionLocked(runner: Int) -> UInt64 { readVersion() }
-
   override func versionIfKnown() -> UInt64? { readVersion() }
 
   override var rankNode: any Ranked { core }
