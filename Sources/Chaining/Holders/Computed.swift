@@ -145,7 +145,7 @@ public final class Computed<Value>: Swift.Sendable {
     let state = DeliveryContext.current.state
     if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
       let value = ComputedSource.value(ofBits: bits, as: Value.self)
-      Tracking.recordRead(of: box, owner: self, version: version, in: state)
+      Tracking.recordComputedRead(of: box, owner: self, version: version, in: state)
       return value
     }
     if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount == 0, let bits = box.readObservedPublished() {
@@ -309,7 +309,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     if state.pointee.trackingCount != 0 {
       var version: UInt64 = 0
       let value = current(version: &version, runner: Int(bitPattern: state), tracked: true)
-      Tracking.recordRead(of: self, owner: owner, version: version, in: state)
+      Tracking.recordComputedRead(of: self, owner: owner, version: version, in: state)
       return value
     }
     observation.access()

@@ -123,6 +123,23 @@ struct DeliveryContext {
     /// the setting.
     @usableFromInline var lastReadOwner: UnsafeMutableRawPointer? = nil
     @usableFromInline var lastReadSource: Unmanaged<ComputedSource>? = nil
+    /// A computed value (its node's address) that the innermost
+    /// evaluation on this thread has read and recorded as a dependency,
+    /// or nil: the last read of one that was not the next in order. A
+    /// read again of it records nothing
+    /// (`Tracking.recordComputedRead(of:owner:version:in:)`), since a
+    /// source read again is recorded already, at the version of its first
+    /// read, and a dependency once recorded stays so until the
+    /// evaluation ends. Cleared when an evaluation begins and when it
+    /// ends, as `lastReadOwner` is, so that an evaluation inside another
+    /// never takes the outer one's read for its own, nor the outer one
+    /// the inner one's. Unretained and never dereferenced: only compared,
+    /// and the dependency keeps the node until the evaluation has ended
+    /// (so no other node takes its address meanwhile). Only this thread
+    /// reads and writes it. `ComputedTests`
+    /// (`aComputedReadAgainIsRecordedOnlyOnceInTheEvaluationThatReadIt`)
+    /// fails without either clearing and without the setting.
+    @usableFromInline var lastComputedRead: UnsafeMutableRawPointer? = nil
     /// The innermost computed value being updated on this thread, for the
     /// cycle checks' messages; the others follow through
     /// `ComputedNode.updatingParent`. Written under the graph's lock (see

@@ -973,6 +973,72 @@ import _ChainingThreadContext
     }
   }
 
+  @Test func aComputedReadAgainIsRecordedOnlyOnceInTheEvaluationThatReadIt() {
+    // A computed value read out of order becomes the thread's
+    // `lastComputedRead`, and a read again of it records nothing. An
+    // evaluation clears it when it begins and when it ends: `inner`,
+    // evaluated inside `outer` just after `outer` read `c`, records its
+    // own read of `c` (else it would not depend on `c`); `late`, read
+    // after `zero` read `c` inside its own evaluation, records its read
+    // of `c` (else a change of `c` that leaves `zero` as it was would not
+    // reach it).
+    let h = ValueHolder(1)
+    let c = Computed { h.value * 2 }
+    let address = Unmanaged.passUnretained(c.box).toOpaque()
+    final class Seen: @unchecked Swift.Sendable {
+      var afterRead: [UnsafeMutableRawPointer?] = []
+      var afterReadAgain: [UnsafeMutableRawPointer?] = []
+    }
+    let seen = Seen()
+    let inner = Computed { c.value + 1 }
+    let outer = Computed { () -> Int in
+      let state = DeliveryContext.current.state
+      let first = c.value
+      seen.afterRead.append(state.pointee.lastComputedRead)
+      let again = c.value
+      seen.afterReadAgain.append(state.pointee.lastComputedRead)
+      return first + again + inner.value * 100
+    }
+    let flag = ValueHolder(false)
+    let x = ValueHolder(0)
+    let zero = Computed { () -> Int in
+      if flag.value { _ = x.value }
+      return c.value * 0
+    }
+    let readsC = ValueHolder(false)
+    let late = Computed { () -> Int in
+      let z = zero.value
+      return readsC.value ? z + c.value : z
+    }
+    withExtendedLifetime((h, c, inner, outer, flag, x, zero, readsC, late)) {
+      #expect(outer.value == 2 + 2 + 300)
+      // A first evaluation reads nothing in order: `c` is recorded, then
+      // found at once.
+      #expect(seen.afterRead == [address])
+      #expect(seen.afterReadAgain == [address])
+      #expect(DeliveryContext.current.state.pointee.lastComputedRead == nil)
+      #expect(inner.box.dependencies.count == 1)
+      h.value = 2
+      #expect(inner.value == 5)
+      #expect(outer.value == 4 + 4 + 500)
+      // `outer` reads `c` in order now, which leaves the thread's value as
+      // the evaluation found it.
+      #expect(seen.afterRead == [address, nil])
+      #expect(seen.afterReadAgain == [address, address])
+
+      #expect(late.value == 0)
+      withBatchedUpdates {
+        flag.value = true  // `zero` reads `x`, then `c` out of order
+        readsC.value = true  // `late` reads `c` after `zero`
+        h.value = 3
+      }
+      #expect(late.value == 6)
+      h.value = 4  // `zero` stays 0: only `late`'s own read of `c` moves it
+      #expect(late.value == 8)
+      #expect(zero.value == 0)
+    }
+  }
+
   @Test func aHolderReadAgainAmongTheLastEightReadIsTakenWithoutTheLock() {
     // A holder read again after other reads of the evaluation, among the
     // last eight matched in order, is taken through its words and becomes
