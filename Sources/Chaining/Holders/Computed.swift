@@ -194,11 +194,6 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   private var evaluated: UnsafeMutablePointer<Value> { cached + 1 }
   /// The chains on this value: a changed value is broadcast to them.
   let core = _SenderCore<Value>()
-  /// The version last broadcast to the chains, once one is subscribed
-  /// (`hasSent`). Under the graph's lock, read and set in the same
-  /// section as the value a refresh broadcasts; refreshes run one at a
-  /// time, under the flush's gate.
-  @exclusivity(unchecked) private var sentVersion: UInt64 = 0
   // The flags last, side by side: stored properties are laid out in
   // order, and a flag between two words takes a word of its own. With
   // `ComputedNode`'s flags side by side too, the published words left a
@@ -208,7 +203,6 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   @exclusivity(unchecked) private var hasValue = false
   /// Whether `evaluated` holds a replaced value to drop. Under the claim.
   @exclusivity(unchecked) private var hasEvaluated = false
-  @exclusivity(unchecked) private var hasSent = false
 
   /// A box whose evaluations run `evaluate` and whose commits run
   /// `replace` (see `evaluation` and `replaceInto`).
@@ -395,7 +389,8 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// Under the flush's gate: brings the value up to date and broadcasts
   /// it to the chains if its version moved since the last broadcast. So
   /// a second refresh in one wave (a value marked again after a read)
-  /// sends nothing.
+  /// sends nothing. Leaves the flush's hint (`WaveFlush.sentNothing`) for
+  /// the next refresh.
   private func refresh() {
     let runner = DeliveryContext.current.runner
     let wakes = lockUpdated(runner: runner)
@@ -403,6 +398,12 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     let changed = !hasSent || sentVersion != version
     sentVersion = version
     hasSent = true
+    if flush != nil {
+      // Stored only when it changes: most refreshes leave it.
+      let sentNothing = flush.unsafelyUnwrapped.sentNothing
+      let hint = changed ? 0 : 1
+      if sentNothing.load(ordering: .relaxed) != hint { sentNothing.store(hint, ordering: .relaxed) }
+    }
     unlock(waking: wakes, runner: runner)
     if changed { core.broadcast(value) }
   }
@@ -426,7 +427,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     // Strong: the cycle lasts until the `Computed` goes (`detachFlush()`),
     // which its chains outlive. A weak reference would move every retain
     // and release of the box to the runtime's slow path.
-    let made = WaveFlush(gate: gate) { [self] in refresh() }
+    let made = WaveFlush(gate: gate, refreshing: self) { [self] in refresh() }
     made.takeRank()
     let installed = ComputedGraph.withLock { _ -> Bool in
       if flush != nil { return false }

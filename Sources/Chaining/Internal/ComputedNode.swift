@@ -29,12 +29,19 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   @exclusivity(unchecked) final var observed = false
   /// Whether the stamp is not 0 (see "Reads without the lock").
   @exclusivity(unchecked) final var isPublished = false
+  /// Whether `sentVersion` holds a version, once a chain is subscribed.
+  @exclusivity(unchecked) final var hasSent = false
   /// Whether the value is trivial and fits in a word, so that a clean
   /// value is published for reads without the lock (see "Reads without
   /// the lock"). Set once.
   final let publishesWord: Bool
   /// Incremented by every evaluation that changed the value.
   @exclusivity(unchecked) final var version: UInt64 = 0
+  /// The version last broadcast to the chains (see `hasSent`): set in
+  /// the same hold of the lock as the value a refresh broadcasts read,
+  /// by refreshes that run one at a time, under the flush's gate (see
+  /// `isSent(runner:)`).
+  @exclusivity(unchecked) final var sentVersion: UInt64 = 0
   /// Incremented by every mark: an update that started before one leaves
   /// the mark it set.
   @exclusivity(unchecked) final var notifications: UInt64 = 0
@@ -278,10 +285,39 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   static func refresh(_ flush: WaveFlush) {
     let context = DeliveryContext.current
     if context.isInWave {
-      flush.changed(in: context)
+      // Not `flush.changed(in:)`: a refresh keeps no thread in the flush
+      // (`deferredBy`), which the wave's end may skip the gate to clear
+      // (see `isSent(runner:)`); a second entry sends nothing.
+      flush.learn(level: context.state.pointee.waves.level)
+      context.deferFlush(flush)
     } else {
       flush.sendLatest()
     }
+  }
+
+  /// Brings the value up to date on the thread `runner` and returns
+  /// whether its chains have had its version already: then a refresh has
+  /// nothing to send, and the wave skips its gate (see
+  /// `DeliveryContext.flushWave()`). Any thread, outside the gate.
+  ///
+  /// Why the gate is not needed to skip: `sentVersion` is set to a version
+  /// only by a refresh that holds the gate and then broadcasts the value
+  /// it read in the same hold of the graph's lock; refreshes broadcast in
+  /// the order they set it. So a `sentVersion` equal to the version now
+  /// means a broadcast of this value was made, or is under way and will
+  /// end after every earlier one: the chains end with it, as if this
+  /// refresh had run and sent nothing. A version that differs goes
+  /// through the gate, whose refresh looks again. The update comes first:
+  /// compared before it, a version about to move would look sent.
+  /// `Verification/ComputedRefresh.pml` models it, with mutants spin
+  /// catches (the comparison before the update; the skip recording the
+  /// version as sent).
+  @inline(__always)
+  final func isSent(runner: Int) -> Bool {
+    let wakes = lockUpdated(runner: runner)
+    let sent = hasSent && sentVersion == version
+    unlock(waking: wakes, runner: runner)
+    return sent
   }
 
   /// Takes the graph's lock and brings the value up to date on the thread

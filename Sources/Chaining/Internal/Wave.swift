@@ -241,9 +241,11 @@ extension DeliveryContext {
   /// have two entries. That costs one refresh more and sends nothing
   /// twice: a refresh sends only a version its chains have not had
   /// (`ComputedBox.refresh()`), and it runs under the gate, at the wave's
-  /// end, like every flush. Skipping the gate here saves its claim and
-  /// release, and a retain and a release of `flush`, per marked value
-  /// with chains: a tenth of kairo's `mux` with `Computed`.
+  /// end, like every flush (or is dropped there, when the value says its
+  /// chains have had its version: `ComputedNode.isSent(runner:)`).
+  /// Skipping the gate here saves its claim and release, and a retain and
+  /// a release of `flush`, per marked value with chains: a tenth of
+  /// kairo's `mux` with `Computed`.
   /// `ComputedTests.aValueMarkedTwiceInOneWaveSendsOnce` checks the
   /// duplicate.
   func deferRefresh(_ flush: Unmanaged<WaveFlush>) {
@@ -335,7 +337,19 @@ extension DeliveryContext {
       let flush = entry.flush
       let hop = entry.hop
       if entry.causes == nil && entry.arena.isEmpty && state.pointee.count == 0 && state.pointee.base == nil {
-        send(flush, through: hop)
+        // A computed value's refresh whose chains have had the version
+        // the update leaves sends nothing: no gate (see
+        // `ComputedNode.isSent(runner:)`). Most of kairo mux's 100
+        // refreshes a write.
+        if let node = flush._withUnsafeGuaranteedRef({ $0.refreshes }),
+          flush._withUnsafeGuaranteedRef({ $0.sentNothing.load(ordering: .relaxed) != 0 }),
+          node._withUnsafeGuaranteedRef({ $0.isSent(runner: runner) })
+        {
+          flush.release()
+          hop?.release()
+        } else {
+          send(flush, through: hop)
+        }
       } else {
         // A node and the ids on top of it, or a few ids (see
         // `deferFlush(_:)`); or none when the wave ended inside a run of

@@ -14,9 +14,10 @@ final class WaveFlush: @unchecked Swift.Sendable {
   // reads are touched only under `gate` (the chain's runs are serial), or
   // a hop's gate before the combine; `rank` is atomic.
 
-  /// The storage of `rank`, reached only through it: must stay the first
-  /// stored property (see `AtomicReference`: "Where the word lives").
-  @usableFromInline var rankStorage = Int.min
+  /// The storage of `rank` and `sentNothing`, reached only through them:
+  /// must stay the first stored property (see `AtomicReference`: "Where
+  /// the word lives").
+  @usableFromInline var words: (rank: Int, sentNothing: Int) = (Int.min, 0)
 
   /// A deferred combine in a thread's list. Trivial: its references are
   /// retained and released by hand, so that the list (`Waves.deferred`)
@@ -61,6 +62,11 @@ final class WaveFlush: @unchecked Swift.Sendable {
   /// Sends the pair of latest values, when both sides have one. Called
   /// under the gate the sides run under.
   let sendLatest: () -> Void
+  /// For the flush of a computed value's refreshes, that value, which
+  /// `sendLatest` holds: the wave's end asks it whether its chains have
+  /// had its version before taking the gate (`ComputedNode.isSent(runner:)`).
+  /// Nil for a combine.
+  let refreshes: Unmanaged<ComputedNode>?
   /// The combine's rank: only raised. Atomic because the flushing thread
   /// reads it to choose the next combine while another thread may run the
   /// chain; relaxed, as it only orders the sends of one thread's list and
@@ -77,6 +83,18 @@ final class WaveFlush: @unchecked Swift.Sendable {
   /// never undoes another's.
   @usableFromInline var rank: AtomicReference<Int> {
     @inline(__always) get { AtomicReference(in: self) }
+  }
+  /// For the flush of a computed value's refreshes (`refreshes`), 1 when
+  /// its last refresh sent nothing, else 0: only then does the wave's end
+  /// ask the value whether its chains have had its version
+  /// (`ComputedNode.isSent(runner:)`) before taking the gate. For a value
+  /// that changes at every refresh, asking would take the graph's lock
+  /// once more for nothing (5% of a write to one value with a chain,
+  /// callgrind). A hint: stored by a refresh under the gate, read by any
+  /// thread's wave, relaxed, as either answer is correct (a stale one
+  /// costs one lock more, or one gate more).
+  var sentNothing: AtomicReference<Int> {
+    @inline(__always) get { AtomicReference(in: self, offset: MemoryLayout<Int>.stride) }
   }
   /// This combine's place in the graph of ranks (see `RankGraph`). Under
   /// `RankGraph.lock`.
@@ -96,6 +114,15 @@ final class WaveFlush: @unchecked Swift.Sendable {
   init(gate: DeliveryGate, sendLatest: @escaping () -> Void) {
     self.gate = gate
     self.sendLatest = sendLatest
+    refreshes = nil
+  }
+
+  /// Creates the flush of the refreshes of `node`'s chains, whose
+  /// `sendLatest` must hold `node` strongly: this flush does not.
+  init(gate: DeliveryGate, refreshing node: ComputedNode, sendLatest: @escaping () -> Void) {
+    self.gate = gate
+    self.sendLatest = sendLatest
+    refreshes = .passUnretained(node)
   }
 
   deinit {

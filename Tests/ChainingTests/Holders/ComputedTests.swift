@@ -453,6 +453,50 @@ import _ChainingThreadContext
     withExtendedLifetime(observer) {}
   }
 
+  @Test func aChangeAfterARefreshThatSentNothingIsSent() {
+    // An equal result sends nothing, and the next refresh asks the value
+    // whether its chains have had its version before taking the gate (see
+    // `ComputedNode.isSent(runner:)`): the change after it must still be
+    // sent, once, and the equal one after that not at all.
+    let a = ValueHolder(1)
+    let parity = Computed { a.value % 2 }
+    let received = Recorder<Int>()
+    let observer = parity.chain().do { received.append($0) }.sync()
+    for value in [3, 4, 6, 7, 9, 8, 10, 11] { a.value = value }
+    #expect(received.history == [1, 0, 1, 0, 1])
+    // Through a value that reads it: the update the question makes
+    // evaluates both.
+    let doubled = Computed { parity.value * 2 }
+    let doubledReceived = Recorder<Int>()
+    let doubledObserver = doubled.chain().do { doubledReceived.append($0) }.sync()
+    for value in [13, 14, 16, 17] { a.value = value }
+    #expect(doubledReceived.history == [2, 0, 2])
+    #expect(received.history == [1, 0, 1, 0, 1, 0, 1])
+    withExtendedLifetime((observer, doubledObserver)) {}
+  }
+
+  @Test func twoThreadsWritingWhatAValueReadsLeaveItsChainWithItsLastValue() {
+    // Each thread writes its own holder; the value is often equal to the
+    // last (an eighth of the sum), so refreshes that sent nothing and
+    // refreshes that send meet on both threads. Whatever the order, the
+    // chain's last value is the value after both threads' last writes,
+    // and its values only rise (the sum does, and refreshes send in version
+    // order).
+    let a = ValueHolder(0)
+    let b = ValueHolder(0)
+    let eighth = Computed { (a.value + b.value) / 8 }
+    let received = Recorder<Int>()
+    let observer = eighth.chain().do { received.append($0) }.sync()
+    DispatchQueue.concurrentPerform(iterations: 2) { thread in
+      let holder = thread == 0 ? a : b
+      for value in 1...2_000 { holder.value = value }
+    }
+    #expect(eighth.value == 500)
+    #expect(received.history.last == 500)
+    #expect(zip(received.history, received.history.dropFirst()).allSatisfy { $0 < $1 })
+    withExtendedLifetime(observer) {}
+  }
+
   @Test func aChainKeepsTheValueAlive() {
     let a = ValueHolder(1)
     let received = Recorder<Int>()

@@ -64,8 +64,10 @@ import Testing
     expectSameAddress(core.word, &core.wordStorage)
 
     let flush = WaveFlush(gate: gate) {}
-    expectSameAddress(flush.rank, &flush.rankStorage)
+    expectSameAddress(flush.rank, &flush.words.rank)
+    expectSameAddress(flush.sentNothing, &flush.words.sentNothing)
     #expect(flush.rank.load(ordering: .relaxed) == Int.min)
+    #expect(flush.sentNothing.load(ordering: .relaxed) == 0)
 
     let hop = IsolationHop<String>(to: MainActor.shared) { _ in }
     expectSameAddress(AtomicReference<Bool>(in: hop), &hop.scheduledStorage)

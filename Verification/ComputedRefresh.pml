@@ -1,0 +1,158 @@
+/*
+ * The refresh of a computed value's chains at a wave's end, and the
+ * question that skips its gate: `DeliveryContext.flushWave()` in
+ * Sources/Chaining/Internal/Wave.swift, `ComputedNode.isSent(runner:)`
+ * in Sources/Chaining/Internal/ComputedNode.swift and
+ * `ComputedBox.refresh()` in Sources/Chaining/Holders/Computed.swift
+ * (#37).
+ *
+ * Checked by spin: `Verification/check` builds it once per configuration
+ * below and fails when spin finds an error, or when a mutant passes.
+ *
+ * Each writer thread writes what the value reads, which marks it
+ * (`ComputedGraph.changed`), and then, at its wave's end, refreshes the
+ * value's chains, unless the value was marked already (its refresh is
+ * waiting on the thread that marked it):
+ * - the refresh (`ComputedBox.refresh()`), under the flush's gate, one at
+ *   a time: in one hold of the graph's lock, brings the value up to date,
+ *   reads it and its version, and, if the version is not the one last
+ *   sent (`sentVersion`), records it as sent; then, still under the gate
+ *   but after unlocking, broadcasts the value to the chain. It stores the
+ *   hint `sentNothing` (whether it sent nothing) in the flush.
+ * - the question (`isSent(runner:)`), asked before the gate when the hint
+ *   says the last refresh sent nothing: in one hold of the graph's lock,
+ *   brings the value up to date and compares the version with
+ *   `sentVersion`; equal, the refresh is skipped, with no gate; not
+ *   equal, it runs as above. The hint is read without the gate, relaxed,
+ *   so it may be stale: here the question is asked or not at each
+ *   refresh whatever the hint (either is correct), except in the mutant
+ *   that trusts the hint alone.
+ * An update under the lock (here one step; in the code, an evaluation
+ * under the node's claim, committed under the lock) turns a marked value
+ * into a new version (a change) or keeps its version (an equal result).
+ * The value is its version.
+ *
+ * Checked:
+ * - the chain gets versions in rising order, never one twice
+ *   (`v > delivered`);
+ * - once every writer is done, the chain's last value is the value a
+ *   read then finds (`delivered == version`): no change is lost by a
+ *   skipped refresh.
+ *
+ * Mutants (each must fail):
+ * - MUTANT_COMPARE_BEFORE_UPDATE: the question compares the version
+ *   without bringing the value up to date; a version about to move looks
+ *   sent.
+ * - MUTANT_SKIP_RECORDS: the question records the version as sent, as
+ *   the refresh does; the refresh then finds nothing to send.
+ * - MUTANT_HINT_ONLY: a refresh is skipped when the hint says the last
+ *   one sent nothing, without the question.
+ * - MUTANT_NO_GATE: refreshes run without the gate; two broadcasts land
+ *   out of order (the gate is what keeps them in version order).
+ */
+
+#ifndef WRITERS
+#define WRITERS 2
+#endif
+#ifndef WRITES
+#define WRITES 2
+#endif
+
+byte version = 0;        /* the value's version */
+bool marked = false;     /* marked since the last update */
+byte sentVersion = 0;    /* a chain subscribed at version 0 and got it */
+bool sentNothing = false;/* the flush's hint */
+byte delivered = 0;      /* the chain's last value */
+bool gate = false;       /* the flush's gate */
+byte done = 0;
+
+/* An update under the graph's lock. */
+inline update() {
+  if
+  :: marked ->
+     marked = false;
+     if
+     :: version++       /* a change */
+     :: skip            /* an equal result */
+     fi
+  :: else -> skip
+  fi
+}
+
+proctype Writer() {
+  byte n = 0;
+  byte v;
+  bool skipped;
+  bool changed;
+  bool wasMarked;
+  do
+  :: n < WRITES ->
+     n++;
+     /* The write marks the value, under the lock; only a mark that
+      * takes it out of clean defers a refresh (`ComputedNode.notify`):
+      * a value marked already has one waiting, whose update comes after
+      * this mark. */
+     atomic { wasMarked = marked; marked = true };
+     if
+     :: wasMarked -> goto next
+     :: else -> skip
+     fi;
+     /* The wave's end. */
+#ifdef MUTANT_HINT_ONLY
+     skipped = sentNothing;
+#else
+     if
+     :: true ->
+        /* The question (asked when the hint, maybe stale, is set). */
+        atomic {
+#ifndef MUTANT_COMPARE_BEFORE_UPDATE
+          update();
+#endif
+          skipped = (sentVersion == version);
+#ifdef MUTANT_SKIP_RECORDS
+          sentVersion = version;
+#endif
+        }
+     :: true -> skipped = false
+     fi;
+#endif
+     if
+     :: skipped -> skip
+     :: else ->
+#ifndef MUTANT_NO_GATE
+        atomic { !gate -> gate = true };
+#endif
+        atomic {
+          update();
+          v = version;
+          changed = (sentVersion != v);
+          sentVersion = v;
+          sentNothing = !changed
+        };
+        /* The broadcast, after unlocking, under the gate. */
+        if
+        :: changed ->
+           assert(v > delivered);
+           delivered = v
+        :: else -> skip
+        fi;
+#ifndef MUTANT_NO_GATE
+        gate = false
+#endif
+     fi;
+next: skip
+  :: else -> break
+  od;
+  done++
+}
+
+init {
+  byte i;
+  atomic {
+    for (i : 1 .. WRITERS) { run Writer() }
+  }
+  done == WRITERS;
+  /* A read once every writer is done. */
+  update();
+  assert(delivered == version)
+}
