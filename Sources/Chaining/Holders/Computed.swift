@@ -395,7 +395,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     let runner = DeliveryContext.current.runner
     let wakes = lockUpdated(runner: runner)
     let value = cached.pointee
-    let changed = !hasSent || sentVersion != version
+    let changed = !chainsHaveVersion
     sentVersion = version
     hasSent = true
     if flush != nil {

@@ -37,9 +37,9 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   final let publishesWord: Bool
   /// Incremented by every evaluation that changed the value.
   @exclusivity(unchecked) final var version: UInt64 = 0
-  /// The version last broadcast to the chains (see `hasSent`): set in
-  /// the same hold of the lock as the value a refresh broadcasts read,
-  /// by refreshes that run one at a time, under the flush's gate (see
+  /// The version last broadcast to the chains (see `hasSent`): set by a
+  /// refresh, under the flush's gate (so one at a time), in the same hold
+  /// of the lock in which it reads the value it broadcasts (see
   /// `isSent(runner:)`).
   @exclusivity(unchecked) final var sentVersion: UInt64 = 0
   /// Incremented by every mark: an update that started before one leaves
@@ -315,10 +315,15 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   @inline(__always)
   final func isSent(runner: Int) -> Bool {
     let wakes = lockUpdated(runner: runner)
-    let sent = hasSent && sentVersion == version
+    let sent = chainsHaveVersion
     unlock(waking: wakes, runner: runner)
     return sent
   }
+
+  /// Whether the chains have had the current version: a broadcast of it
+  /// was made, or is under way (see `isSent(runner:)`). Under the lock.
+  @inline(__always)
+  final var chainsHaveVersion: Bool { hasSent && sentVersion == version }
 
   /// Takes the graph's lock and brings the value up to date on the thread
   /// `runner`, so that the caller reads what it needs under the lock and

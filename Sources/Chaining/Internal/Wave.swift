@@ -341,10 +341,12 @@ extension DeliveryContext {
         // the update leaves sends nothing: no gate (see
         // `ComputedNode.isSent(runner:)`). Most of kairo mux's 100
         // refreshes a write.
-        if let node = flush._withUnsafeGuaranteedRef({ $0.refreshes }),
-          flush._withUnsafeGuaranteedRef({ $0.sentNothing.load(ordering: .relaxed) != 0 }),
-          node._withUnsafeGuaranteedRef({ $0.isSent(runner: runner) })
-        {
+        let runner = runner
+        let skips = flush._withUnsafeGuaranteedRef { flush in
+          guard let node = flush.refreshes, flush.sentNothing.load(ordering: .relaxed) != 0 else { return false }
+          return node._withUnsafeGuaranteedRef { $0.isSent(runner: runner) }
+        }
+        if skips {
           flush.release()
           hop?.release()
         } else {
