@@ -391,9 +391,15 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   /// a second refresh in one wave (a value marked again after a read)
   /// sends nothing. Leaves the flush's hint (`WaveFlush.sentNothing`) for
   /// the next refresh.
+  ///
+  /// Also removes, in its hold of the lock, the pins this thread's earlier
+  /// sends left (`DeliveryContext.unpinSent(in:)`): a wave of many
+  /// refreshes takes no lock of its own for them.
   private func refresh() {
-    let runner = DeliveryContext.current.runner
+    let state = DeliveryContext.current.state
+    let runner = Int(bitPattern: state)
     let wakes = lockUpdated(runner: runner)
+    if !state.pointee.waves.unpins.isEmpty { DeliveryContext.unpinSent(in: state) }
     let value = cached.pointee
     let changed = !chainsHaveVersion
     sentVersion = version
@@ -401,7 +407,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     if flush != nil {
       // Stored only when it changes: most refreshes leave it.
       let sentNothing = flush.unsafelyUnwrapped.sentNothing
-      let hint = changed ? 0 : 1
+      let hint: UInt32 = changed ? 0 : 1
       if sentNothing.load(ordering: .relaxed) != hint { sentNothing.store(hint, ordering: .relaxed) }
     }
     unlock(waking: wakes, runner: runner)
@@ -414,6 +420,13 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
   func detachFlush() {
     let detached = ComputedGraph.withLock { _ -> WaveFlush? in
       defer { flush = nil }
+      // Entries of waves point to it unretained (`WaveFlush.pin()`): they
+      // take over this reference, and the last unpin releases it.
+      if let flush, flush.isPinned {
+        flush.orphan()
+        _ = Unmanaged.passRetained(flush)
+        return nil
+      }
       return flush
     }
     _ = consume detached  // released here, outside the lock

@@ -267,11 +267,12 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
     // Not `if let`: binding the optional cost a retain and a release more
     // per marked node with chains.
     if flush != nil {
-      let retained = Unmanaged.passRetained(flush.unsafelyUnwrapped)
       if let wave {
-        DeliveryContext(state: wave).deferRefresh(retained)
+        // Pinned, not retained (see `DeliveryContext.deferRefresh(_:)`).
+        flush.unsafelyUnwrapped.pin()
+        DeliveryContext(state: wave).deferRefresh(.passUnretained(flush.unsafelyUnwrapped))
       } else {
-        effects.append(.refresh(retained))
+        effects.append(.refresh(.passRetained(flush.unsafelyUnwrapped)))
       }
     }
     stack.append(contentsOf: dependents)
@@ -312,10 +313,21 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// `Verification/ComputedRefresh.pml` models it, with mutants spin
   /// catches (the comparison before the update; the skip recording the
   /// version as sent).
+  ///
+  /// With `pinned`, the flush of a pinned entry (see
+  /// `DeliveryContext.deferRefresh(_:)`): when the chains have had the
+  /// version, nothing touches the flush or this node after the unlock
+  /// (when no thread waits to be woken), so its pin is removed in the
+  /// same hold of the lock; otherwise it is left to a later hold
+  /// (`WaveFlush.unpin()`). The pins the thread's earlier sends left go in
+  /// this hold too (`DeliveryContext.unpinSent(in:)`).
   @inline(__always)
-  final func isSent(runner: Int) -> Bool {
+  final func isSent(runner: Int, unpinning pinned: WaveFlush?) -> Bool {
     let wakes = lockUpdated(runner: runner)
     let sent = chainsHaveVersion
+    let state = DeliveryContext.state(runner: runner)
+    if !state.pointee.waves.unpins.isEmpty { DeliveryContext.unpinSent(in: state) }
+    if sent, let pinned, wakes || !pinned.unpin() { state.pointee.waves.unpins.append(.passUnretained(pinned)) }
     unlock(waking: wakes, runner: runner)
     return sent
   }

@@ -350,6 +350,7 @@ private func freeContext(_ raw: UnsafeMutableRawPointer) {
   state.pointee.spareTable.deallocate()
   state.pointee.computedEffects.deallocate()
   state.pointee.waves.deferred.deallocate()
+  state.pointee.waves.unpins.deallocate()
   state.deinitialize(count: 1)
   state.deallocate()
 }

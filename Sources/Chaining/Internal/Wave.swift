@@ -37,6 +37,11 @@ extension DeliveryContext {
     /// first changed; sent when the wave ends. Freed with the thread's
     /// state.
     var deferred = TrivialList<WaveFlush.Entry>()
+    /// The flushes of pinned entries (`WaveFlush.Entry.pinned`) whose
+    /// sends are over and whose pins wait for the thread's next hold of
+    /// the graph's lock (`unpinSent(in:)`), or for the wave's end
+    /// (`unpinRefreshes()`). Freed with the thread's state.
+    var unpins = TrivialList<Unmanaged<WaveFlush>>()
     /// Whether `deferred` is sorted for `takeLowestRanked()`: cleared by
     /// every entry deferred.
     var deferredSorted = false
@@ -248,10 +253,86 @@ extension DeliveryContext {
   /// kairo's `mux` with `Computed`.
   /// `ComputedTests.aValueMarkedTwiceInOneWaveSendsOnce` checks the
   /// duplicate.
+  ///
+  /// The entry does not retain `flush` either: the caller has pinned it
+  /// (`WaveFlush.pin()`, under the graph's lock, which the walk holds).
+  /// The pin goes once nothing touches the flush for the entry anymore,
+  /// in a hold of the lock the thread takes anyway: the question that
+  /// skips the refresh removes it in its own hold (`ComputedNode.isSent`);
+  /// a refresh sent through the gate leaves it in `Waves.unpins` after its
+  /// run, and the thread's next refresh or question removes it
+  /// (`unpinSent(in:)`), never the run's own refresh, which goes on
+  /// touching the flush and its gate after unlocking. What is left when
+  /// the entries run out goes in one hold of the wave's end
+  /// (`unpinRefreshes()`). A value let go of meanwhile, on any thread
+  /// (`ComputedBox.detachFlush()`), leaves its flush to the pins rather
+  /// than releasing it, so the flush outlives every entry that points to
+  /// it. That trades a retain and a release per marked value, two atomic
+  /// operations, for at most one hold of the lock per wave: kairo mux
+  /// with `Computed` makes 825 atomic operations a write rather than
+  /// 1,025 (locked instructions, retains and releases, callgrind), broad
+  /// 360 rather than 459. `Verification/RefreshPins.pml` models it, with
+  /// mutants spin catches (a flush released while pinned; an orphan never
+  /// released; the run's own refresh removing its pin; the question
+  /// removing it before a wake); `ComputedTests.aValueLetGoOfByAHandlerWhileItsRefreshWaitsIsFreedAfterIt`
+  /// lets a value go while its refresh waits (the address sanitizer finds
+  /// the flush read after it is freed if the value releases it while
+  /// pinned), and `aValueFreedAtTheWavesEndMayWriteFromItsDeinit` writes
+  /// from what that frees.
   func deferRefresh(_ flush: Unmanaged<WaveFlush>) {
     let level = state.pointee.waves.level
     flush._withUnsafeGuaranteedRef { $0.learn(level: level) }
-    appendDeferred(WaveFlush.Entry(flush: flush, hop: nil, causes: nil, arena: 0..<0))
+    appendDeferred(WaveFlush.Entry(flush: flush, hop: nil, causes: nil, arena: 0..<0, pinned: true))
+  }
+
+  /// Removes the pins of this thread's entries whose sends are over (see
+  /// `deferRefresh(_:)`) that can go now: all but the last pin of an
+  /// orphan, whose release waits for the wave's end (`WaveFlush.unpin()`).
+  /// Under the graph's lock, in a hold the caller takes for its own
+  /// reasons (a refresh, or the question before skipping one), on the
+  /// thread of `state`: none of these entries runs on any flush anymore.
+  static func unpinSent(in state: UnsafeMutablePointer<State>) {
+    var index = 0
+    while index < state.pointee.waves.unpins.count {
+      if state.pointee.waves.unpins[index]._withUnsafeGuaranteedRef({ $0.unpin() }) {
+        state.pointee.waves.unpins.swapRemove(at: index)
+      } else {
+        index += 1
+      }
+    }
+  }
+
+  /// Unpins the flushes of the pinned entries sent (see
+  /// `deferRefresh(_:)`) that no later hold of the lock unpinned, under
+  /// one hold of the graph's lock, then releases those whose value let go
+  /// of them meanwhile, after unlocking (a release may free the value,
+  /// whose deinit takes the lock).
+  private func unpinRefreshes() {
+    // The orphans to release are kept at the front of the list: no
+    // allocation unless there are some (an array, even empty, cost a
+    // release per wave).
+    var orphans = 0
+    state.pointee.graphLock._withUnsafeGuaranteedRef {
+      $0.withLock { _ in
+        for index in state.pointee.waves.unpins.indices {
+          let flush = state.pointee.waves.unpins[index]
+          let freed = flush._withUnsafeGuaranteedRef { $0.removePin() }
+          if freed {
+            state.pointee.waves.unpins[orphans] = flush
+            orphans += 1
+          }
+        }
+      }
+    }
+    if orphans == 0 {
+      state.pointee.waves.unpins.removeAll(from: 0)
+      return
+    }
+    // Out of the list before releasing: a release may free a value whose
+    // deinit writes, and the wave that write starts uses the list.
+    let released = (0..<orphans).map { state.pointee.waves.unpins[$0] }
+    state.pointee.waves.unpins.removeAll(from: 0)
+    for flush in released { flush.release() }
   }
 
   /// Appends the ids of the buffer's causes from `first` on to
@@ -314,54 +395,63 @@ extension DeliveryContext {
   @usableFromInline
   func flushWave() {
     state.pointee.waves.open += 1
-    while state.pointee.waves.deferredCount != 0 {
-      if !state.pointee.waves.postponed.isEmpty {
-        runPostponed()
-        continue
-      }
-      state.pointee.waves.deferredCount -= 1
-      if state.pointee.waves.deferred.isEmpty {
-        let gate = state.pointee.waves.turns.removeFirst()
-        // Outside every delivery, as a writer that waits at once; inside
-        // one (a wave that ended within a run), it only tries its turn.
-        gate.awaitTurn(in: self, waits: depth == 0)
-        continue
-      }
-      let entry = takeLowestRanked()
-      let saved = state.pointee.waves.level
-      state.pointee.waves.level = entry.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) } &+ 1
-      // Through the gate the combine's sides ran under, as any value of
-      // its chain: run at once when idle, queued behind the run of another
-      // thread otherwise. Not an echo: that gate's runs in this wave are
-      // done, and its send is meant to reach the chain.
-      let flush = entry.flush
-      let hop = entry.hop
-      if entry.causes == nil && entry.arena.isEmpty && state.pointee.count == 0 && state.pointee.base == nil {
-        // A computed value's refresh whose chains have had the version
-        // the update leaves sends nothing: no gate (see
-        // `ComputedNode.isSent(runner:)`). Most of kairo mux's 100
-        // refreshes a write.
-        let runner = runner
-        let skips = flush._withUnsafeGuaranteedRef { flush in
-          guard let node = flush.refreshes, flush.sentNothing.load(ordering: .relaxed) != 0 else { return false }
-          return node._withUnsafeGuaranteedRef { $0.isSent(runner: runner) }
+    while true {
+      while state.pointee.waves.deferredCount != 0 {
+        if !state.pointee.waves.postponed.isEmpty {
+          runPostponed()
+          continue
         }
-        if skips {
-          flush.release()
-          hop?.release()
+        state.pointee.waves.deferredCount -= 1
+        if state.pointee.waves.deferred.isEmpty {
+          let gate = state.pointee.waves.turns.removeFirst()
+          // Outside every delivery, as a writer that waits at once; inside
+          // one (a wave that ended within a run), it only tries its turn.
+          gate.awaitTurn(in: self, waits: depth == 0)
+          continue
+        }
+        let entry = takeLowestRanked()
+        let saved = state.pointee.waves.level
+        state.pointee.waves.level = entry.flush._withUnsafeGuaranteedRef { $0.rank.load(ordering: .relaxed) } &+ 1
+        // Through the gate the combine's sides ran under, as any value of
+        // its chain: run at once when idle, queued behind the run of another
+        // thread otherwise. Not an echo: that gate's runs in this wave are
+        // done, and its send is meant to reach the chain.
+        let flush = entry.flush
+        let hop = entry.hop
+        if entry.causes == nil && entry.arena.isEmpty && state.pointee.count == 0 && state.pointee.base == nil {
+          // A computed value's refresh whose chains have had the version
+          // the update leaves sends nothing: no gate (see
+          // `ComputedNode.isSent(runner:)`). Most of kairo mux's 100
+          // refreshes a write.
+          let runner = runner
+          let pinned = entry.pinned
+          let skips = flush._withUnsafeGuaranteedRef { flush in
+            guard let node = flush.refreshes, flush.sentNothing.load(ordering: .relaxed) != 0 else { return false }
+            return node._withUnsafeGuaranteedRef { $0.isSent(runner: runner, unpinning: pinned ? flush : nil) }
+          }
+          if skips {
+            if !pinned { flush.release() }
+            hop?.release()
+          } else {
+            send(flush, through: hop, pinned: pinned)
+          }
         } else {
-          send(flush, through: hop)
+          // A node and the ids on top of it, or a few ids (see
+          // `deferFlush(_:)`); or none when the wave ended inside a run of
+          // other chains (a hop's drain, say): the value's only cause was
+          // the gate, so none of those count. The entry's retain (or pin)
+          // keeps the node alive for the run.
+          let pinned = entry.pinned
+          run(installing: entry.causes, flushCauses: entry.arena) { send(flush, through: hop, pinned: pinned) }
+          entry.causes?.release()
         }
-      } else {
-        // A node and the ids on top of it, or a few ids (see
-        // `deferFlush(_:)`); or none when the wave ended inside a run of
-        // other chains (a hop's drain, say): the value's only cause was
-        // the gate, so none of those count. The entry's retain keeps the
-        // node alive for the run.
-        run(installing: entry.causes, flushCauses: entry.arena) { send(flush, through: hop) }
-        entry.causes?.release()
+        state.pointee.waves.level = saved
       }
-      state.pointee.waves.level = saved
+      // The pins no later hold of the lock removed (see
+      // `deferRefresh(_:)`); a release they let go may write, and defer
+      // more.
+      if state.pointee.waves.unpins.isEmpty { break }
+      unpinRefreshes()
     }
     // Every entry of this flush was sent: its causes are done with.
     let floor = state.pointee.waves.flushCausesFloor
@@ -478,15 +568,18 @@ extension DeliveryContext {
   }
 
   /// Sends a deferred entry's combine, `flush`, through its gate, or
-  /// `hop` when it has one, then releases both, which the entry retained.
+  /// `hop` when it has one, then releases both, which the entry retained
+  /// (`flush` only when not `pinned`: a pinned entry's pin goes later, see
+  /// `deferRefresh(_:)`).
   ///
   /// When the gate is idle, the value handed to it is the combine
   /// unretained and this thread's mark, and the closure captures nothing:
   /// no allocation, and no reference counting but the entry's own release.
-  /// The entry's retain keeps the combine alive until the run returns.
+  /// The entry's retain (or pin) keeps the combine alive until the run
+  /// returns.
   /// When the gate is busy (another thread runs the chain), the queued
   /// send holds the combine strongly, as it runs after this returns.
-  private func send(_ flush: Unmanaged<WaveFlush>, through hop: Unmanaged<DeliveryGate>?) {
+  private func send(_ flush: Unmanaged<WaveFlush>, through hop: Unmanaged<DeliveryGate>?, pinned: Bool) {
     let gate = hop ?? flush._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0.gate) }
     let runner = self.runner
     let sent = gate._withUnsafeGuaranteedRef { gate in
@@ -497,7 +590,13 @@ extension DeliveryContext {
       let flush = flush.takeUnretainedValue()
       gate._withUnsafeGuaranteedRef { $0.queue(runner, { flush.send(from: $0) }, in: self) }
     }
-    flush.release()
+    if pinned {
+      // The run is over (or queued, holding the flush): the pin can go in
+      // the thread's next hold of the graph's lock (see `deferRefresh(_:)`).
+      state.pointee.waves.unpins.append(flush)
+    } else {
+      flush.release()
+    }
     hop?.release()
   }
 

@@ -453,6 +453,86 @@ import _ChainingThreadContext
     withExtendedLifetime(observer) {}
   }
 
+  @Test(arguments: [true, false])
+  func aValueLetGoOfByAHandlerWhileItsRefreshWaitsIsFreedAfterIt(changes: Bool) {
+    // A write marks the value, whose refresh then waits for the batch's
+    // end, pinning the value's flush rather than retaining it (see
+    // `DeliveryContext.deferRefresh(_:)`); a handler then lets the value
+    // and its chain go. The refresh still runs at the batch's end (sent to
+    // no chain when the value changed; skipped with no gate when it did
+    // not, after a refresh that sent nothing), and the value is freed
+    // then, with what its closure holds: not before (the address
+    // sanitizer would see the wave's end read a freed flush), not never.
+    let a = ValueHolder(1)
+    let trigger = ValueHolder(0)
+    let received = Recorder<Int>()
+    weak var weakToken: Recorder<Int>?
+    weak var weakComputed: Computed<Int>?
+    var observer: (any AnyObserver)?
+    do {
+      let token = Recorder<Int>()
+      weakToken = token
+      let computed = Computed { () -> Int in
+        token.append(a.value)
+        return changes ? a.value : a.value / 100
+      }
+      weakComputed = computed
+      observer = computed.chain().do { received.append($0) }.sync()
+    }
+    // An equal result first: the next refresh asks before the gate.
+    a.value = 2
+    let letGo = trigger.chain().do { _ in
+      observer?.invalidate()
+      observer = nil
+    }.end()
+    withBatchedUpdates {
+      a.value = 3
+      trigger.value = 1
+      #expect(weakComputed == nil)
+      #expect(weakToken != nil)
+    }
+    #expect(weakToken == nil)
+    #expect(received.history == (changes ? [1, 2] : [0]))
+    withExtendedLifetime(letGo) {}
+  }
+
+  @Test func aValueFreedAtTheWavesEndMayWriteFromItsDeinit() {
+    // The value let go while its refresh waits is freed by the wave's end
+    // (see the test above); what its closure held then goes too, and a
+    // deinit that writes there starts more work in the same wave's end,
+    // which sends it before the write returns.
+    let a = ValueHolder(1)
+    let trigger = ValueHolder(0)
+    let released = ValueHolder(0)
+    let doubled = Computed { released.value * 2 }
+    let received = Recorder<Int>()
+    let doubledObserver = doubled.chain().do { received.append($0) }.sync()
+    weak var weakToken: DeinitAction?
+    var observer: (any AnyObserver)?
+    do {
+      let token = DeinitAction { released.value = 21 }
+      weakToken = token
+      let computed = Computed { () -> Int in
+        withExtendedLifetime(token) {}
+        return a.value
+      }
+      observer = computed.chain().do { _ in }.sync()
+    }
+    let letGo = trigger.chain().do { _ in
+      observer?.invalidate()
+      observer = nil
+    }.end()
+    withBatchedUpdates {
+      a.value = 2
+      trigger.value = 1
+      #expect(weakToken != nil)
+    }
+    #expect(weakToken == nil)
+    #expect(released.value == 21)
+    #expect(received.history == [0, 42])
+    withExtendedLifetime((letGo, doubledObserver)) {}
+  }
+
   @Test func aChangeAfterARefreshThatSentNothingIsSent() {
     // An equal result sends nothing, and the next refresh asks the value
     // whether its chains have had its version before taking the gate (see
@@ -1513,4 +1593,11 @@ private final class StopInside: @unchecked Swift.Sendable {
 @Observable private final class PublishedModel: @unchecked Swift.Sendable {
   // @unchecked: written on one queue (or one thread) at a time.
   var count = 1
+}
+
+/// Runs an action when freed.
+private final class DeinitAction: @unchecked Swift.Sendable {
+  let action: () -> Void
+  init(_ action: @escaping () -> Void) { self.action = action }
+  deinit { action() }
 }

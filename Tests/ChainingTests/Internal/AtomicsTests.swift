@@ -68,6 +68,15 @@ import Testing
     expectSameAddress(flush.sentNothing, &flush.words.sentNothing)
     #expect(flush.rank.load(ordering: .relaxed) == Int.min)
     #expect(flush.sentNothing.load(ordering: .relaxed) == 0)
+    // The pins, in the half word after the hint's.
+    #expect(!flush.isPinned)
+    flush.pin()
+    #expect(flush.isPinned)
+    #expect(flush.words.pins == 1)
+    #expect(flush.words.sentNothing == 0)
+    flush.orphan()
+    #expect(flush.removePin())
+    #expect(!flush.isPinned)
 
     let hop = IsolationHop<String>(to: MainActor.shared) { _ in }
     expectSameAddress(AtomicReference<Bool>(in: hop), &hop.scheduledStorage)
