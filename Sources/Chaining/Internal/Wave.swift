@@ -418,13 +418,13 @@ extension DeliveryContext {
         // done, and its send is meant to reach the chain.
         let flush = entry.flush
         let hop = entry.hop
+        let pinned = entry.pinned
         if entry.causes == nil && entry.arena.isEmpty && state.pointee.count == 0 && state.pointee.base == nil {
           // A computed value's refresh whose chains have had the version
           // the update leaves sends nothing: no gate (see
           // `ComputedNode.isSent(runner:)`). Most of kairo mux's 100
           // refreshes a write.
           let runner = runner
-          let pinned = entry.pinned
           let skips = flush._withUnsafeGuaranteedRef { flush in
             guard let node = flush.refreshes, flush.sentNothing.load(ordering: .relaxed) != 0 else { return false }
             return node._withUnsafeGuaranteedRef { $0.isSent(runner: runner, unpinning: pinned ? flush : nil) }
@@ -441,7 +441,6 @@ extension DeliveryContext {
           // other chains (a hop's drain, say): the value's only cause was
           // the gate, so none of those count. The entry's retain (or pin)
           // keeps the node alive for the run.
-          let pinned = entry.pinned
           run(installing: entry.causes, flushCauses: entry.arena) { send(flush, through: hop, pinned: pinned) }
           entry.causes?.release()
         }
