@@ -321,14 +321,22 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// same hold of the lock; otherwise it is left to a later hold
   /// (`WaveFlush.unpin()`). The pins the thread's earlier sends left go in
   /// this hold too (`DeliveryContext.unpinSent(in:)`).
+  ///
+  /// With `holds`, the lock is held already, kept from the question
+  /// before. With `keepsLock`, a question whose chains have had the
+  /// version keeps the lock for the next one, unless threads wait to be
+  /// woken (see `DeliveryContext.flushWave()`, "Questions in one hold");
+  /// `holds` says on return whether it did.
   @inline(__always)
-  final func isSent(runner: Int, unpinning pinned: WaveFlush?) -> Bool {
-    let wakes = lockUpdated(runner: runner)
+  final func isSent(runner: Int, unpinning pinned: WaveFlush?, holdingLock holds: inout Bool, keepsLock: Bool) -> Bool {
+    if !holds { lockGraph(runner: runner) }
+    let wakes = mark == .clean ? false : updateLocked(runner: runner)
     let sent = chainsHaveVersion
     let state = DeliveryContext.state(runner: runner)
     if !state.pointee.waves.unpins.isEmpty { DeliveryContext.unpinSent(in: state) }
     if sent, let pinned, wakes || !pinned.unpin() { state.pointee.waves.unpins.append(.passUnretained(pinned)) }
-    unlock(waking: wakes, runner: runner)
+    holds = sent && keepsLock && !wakes
+    if !holds { unlock(waking: wakes, runner: runner) }
     return sent
   }
 

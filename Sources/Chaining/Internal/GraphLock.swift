@@ -99,6 +99,9 @@ final class GraphLock: @unchecked Swift.Sendable {
     #if canImport(Darwin)
     os_unfair_lock_unlock(unfairLock)
     #else
+    // A lock given back twice would let two threads in: checked in debug
+    // builds (`ComputedTests`' questions asked in one hold).
+    assert(word.load(ordering: .relaxed) == Self.taken, "GraphLock.unlock(): the lock is not taken")
     word.store(Self.free, ordering: .releasing)
     // The store before the read of `parked`: a compiler barrier, as a
     // parking thread runs the heavy fence (see above).

@@ -853,6 +853,104 @@ import _ChainingThreadContext
     #expect(sent.history == [[1, 0] + Array(2..<20), Array(0..<20)])
   }
 
+  @Test func questionsAskedInOneHoldOfTheLockSendWhatChangedAndWhatTheirEvaluationsWrite() {
+    // mux's shape: a write marks 20 values with chains of which one
+    // changes. After the first write, each chain has had its value's
+    // version, so the next write's end asks the values whether it has,
+    // one after the other in one hold of the graph's lock (see
+    // `DeliveryContext.nextAsksHoldingLock()`), given back for each
+    // evaluation. One evaluation writes a holder that a value with a
+    // chain reads: its refresh, deferred meanwhile, ends the hold, and is
+    // sent in the same wave. The graph's lock, left taken or given back
+    // twice, hangs the next read (or fails `GraphLock.unlock()`'s check).
+    let heads = (0..<20).map { _ in ValueHolder(0) }
+    let all = Computed { heads.map(\.value) }
+    let echo = ValueHolder(0)
+    let echoed = Computed { echo.value * 10 }
+    let split = (0..<20).map { index in
+      Computed { () -> Int in
+        let row = all.value
+        if index == 5 { echo.value = row[7] }
+        return row[index]
+      }
+    }
+    let values = split.map { value in Computed { value.value + 1 } }
+    let sent = Recorder<[Int]>()
+    let chains = values.enumerated().map { index, value in value.chain().do { sent.append([index, $0]) }.end() }
+    let echoes = Recorder<Int>()
+    let echoChain = echoed.chain().do { echoes.append($0) }.end()
+    heads[3].value = 4
+    #expect(sent.history == [[3, 5]])
+    #expect(echoes.history == [])
+    heads[7].value = 2
+    #expect(sent.history == [[3, 5], [7, 3]])
+    #expect(echoes.history == [20])
+    heads[7].value = 2
+    heads[12].value = 6
+    #expect(sent.history == [[3, 5], [7, 3], [12, 7]])
+    #expect(echoes.history == [20])
+    #expect(values.map(\.value) == (0..<20).map { [3: 5, 7: 3, 12: 7][$0] ?? 1 })
+    #expect(echoed.value == 20)
+    withExtendedLifetime((chains, echoChain)) {}
+  }
+
+  @Test func questionsInOneHoldOfTheLockGiveItBackForARefreshWithCauses() {
+    // After the questions of 20 values with chains that had their
+    // versions, the refresh of a value whose holder a chain wrote in the
+    // same batch: deferred from inside that chain's run, with its causes,
+    // it runs installing them, and the lock kept from the questions is
+    // given back first.
+    let heads = (0..<20).map { _ in ValueHolder(0) }
+    let all = Computed { heads.map(\.value) }
+    let values = (0..<20).map { index in Computed { all.value[index] + 1 } }
+    let sent = Recorder<[Int]>()
+    let chains = values.enumerated().map { index, value in value.chain().do { sent.append([index, $0]) }.end() }
+    let x = ValueHolder(0)
+    let y = ValueHolder(0)
+    let copy = x.chain().sendTo(y).end()
+    let yValue = Computed { y.value * 2 }
+    let yReceived = Recorder<Int>()
+    let yChain = yValue.chain().do { yReceived.append($0) }.end()
+    heads[0].value = 1
+    #expect(sent.history == [[0, 2]])
+    for round in 1...3 {
+      withBatchedUpdates {
+        heads[1].value = round
+        x.value = round
+      }
+    }
+    #expect(sent.history == [[0, 2], [1, 2], [1, 3], [1, 4]])
+    #expect(yReceived.history == [2, 4, 6])
+    #expect(values.map(\.value) == [2, 4] + Array(repeating: 1, count: 18))
+    withExtendedLifetime((chains, copy, yChain)) {}
+  }
+
+  @Test func questionsInOneHoldOfTheLockOnTwoThreadsLeaveEveryChainWithItsLastValue() {
+    // Two threads each write their own heads of one value that 20 values
+    // with chains read: each write's end asks 19 of them whether their
+    // chains have had their version, in one hold of the lock given back
+    // for evaluations, while the other thread's updates claim and
+    // evaluate the same values. Each chain's values only rise, and each
+    // ends with its value after both threads' last writes.
+    let heads = (0..<20).map { _ in ValueHolder(0) }
+    let all = Computed { heads.map(\.value) }
+    let values = (0..<20).map { index in Computed { all.value[index] + 1 } }
+    let sent = (0..<20).map { _ in Recorder<Int>() }
+    let chains = (0..<20).map { index in values[index].chain().do { sent[index].append($0) }.sync() }
+    race(threads: 2) { thread in
+      for round in 1...500 {
+        let index = thread * 10 + round % 10
+        heads[index].value = round
+      }
+    }
+    // The last round of each head: 500 for the tenth, 490 + k for the others.
+    let last = (0..<20).map { index in index % 10 == 0 ? 500 : 490 + index % 10 }
+    #expect(values.map(\.value) == last.map { $0 + 1 })
+    #expect(sent.map(\.history.last) == last.map { $0 + 1 })
+    #expect(sent.allSatisfy { zip($0.history, $0.history.dropFirst()).allSatisfy { $0 < $1 } })
+    withExtendedLifetime(chains) {}
+  }
+
   @Test func manyValuesOfOneRankSendInTheOrderTheyWereMarked() {
     // 20 values that each read the head, each with a chain: more than
     // the wave's end searches, so it sorts them. They send in the order
