@@ -197,7 +197,7 @@ enum Tracking {
       node.dependencies[matched].version = version
       node.matched = matched + 1
       state.pointee.lastReadOwner = owner
-      state.pointee.lastReadSource = source
+      state.pointee.lastReadBits = bits
       return (bits, source)
     }
   }
@@ -230,29 +230,33 @@ enum Tracking {
         let source = node.dependencies[index].source
         guard let (bits, _) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
         state.pointee.lastReadOwner = owner
-        state.pointee.lastReadSource = source
+        state.pointee.lastReadBits = bits
         return (bits, source)
       }
       return nil
     }
   }
 
-  /// The published bits of the holder `owner` when it is the holder the
-  /// innermost evaluation on this thread read last through its words,
-  /// read again (`for _ in 0..<30 { total += head.value }`), recorded
-  /// already; else nil, also when the value is not published now. On
-  /// any thread, in an evaluation or not (outside one, `lastReadOwner`
-  /// is nil: see `DeliveryContext.State.lastReadOwner`).
+  /// The bits the innermost evaluation on this thread took when it last
+  /// read the holder `owner` through its words, if that holder is the
+  /// one it read last that way, read again (`for _ in 0..<30 { total +=
+  /// head.value }`), recorded already; else nil. On any thread, in an
+  /// evaluation or not (outside one, `lastReadOwner` is nil: see
+  /// `DeliveryContext.State.lastReadOwner`, which says why the bits of
+  /// the first read are the ones to take).
   ///
   /// From the thread's state, not the node's dependencies: a read's loads
   /// each wait for the one before (thread, node, dependency list,
   /// dependency, source, stamp), and two fewer of them, and the call
   /// inlined, took 40% off a value that reads its head 30 times
-  /// (throwaway program).
+  /// (throwaway program); the bits kept rather than loaded again from
+  /// the holder's words (a seqlock's three loads, behind a fourth) took
+  /// 4% more off kairo repeated with `Computed` (Performance.md, "A
+  /// holder read again takes the bits of its read").
   @inlinable @inline(__always)
   static func readAgain(by owner: AnyObject, in state: UnsafeMutablePointer<DeliveryContext.State>) -> UInt? {
     guard state.pointee.lastReadOwner == Unmanaged.passUnretained(owner).toOpaque() else { return nil }
-    return state.pointee.lastReadSource.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.readPublished() }?.bits
+    return state.pointee.lastReadBits
   }
 
   /// `recordRead(of:owner:version:in:)` for a read that may come out of

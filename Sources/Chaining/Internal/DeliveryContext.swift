@@ -102,10 +102,24 @@ struct DeliveryContext {
     @usableFromInline var trackingCount = 0
     /// The holder (its address) that the innermost evaluation on this
     /// thread last read through its published words and recorded as a
-    /// dependency, or nil; with `lastReadSource`, that dependency's
-    /// source. A read again of that holder takes the words from here
+    /// dependency, or nil; with `lastReadBits`, the bits that read took. A
+    /// read again of that holder takes those bits from here
     /// (`Tracking.readAgain(by:in:)`), without the evaluation's
-    /// dependencies.
+    /// dependencies or the holder's words: the value of the read that set
+    /// them, which the dependency covers (a holder read again is
+    /// recorded at its first read's version), as a read again through the
+    /// words would take it when nothing wrote the holder since. Another
+    /// thread's write since marks the value, which then evaluates again,
+    /// as when a read took the new value. This
+    /// thread's own write of a holder that computed values read clears it
+    /// (`HolderStore.deliverObserved(_:_:)`), so that a read after it
+    /// takes the words again and sees the write. Every write of a holder
+    /// set here comes there: only a read of a dependency of the last
+    /// evaluation sets it (`Tracking.readPublished(by:in:)`,
+    /// `readPublishedAgain(by:in:)`; a first evaluation never does), so
+    /// the evaluating value is among the holder's dependents until its
+    /// evaluation ends (its claim keeps its dependencies), and a write of
+    /// a holder with dependents marks them there.
     ///
     /// Set by `Tracking.readPublished(by:in:)` when it recorded the read
     /// (or found it recorded: `Tracking.readPublishedAgain(by:in:)`);
@@ -114,15 +128,16 @@ struct DeliveryContext {
     /// outside evaluations sees, and an evaluation inside another never
     /// sees the outer one's holder, nor the outer one its. So the holder
     /// is a dependency of the evaluation reading it again, and nothing is
-    /// left to record. Unretained: the dependency keeps the holder and
-    /// its registrar until the evaluation has ended. The words are loaded
-    /// fresh, as at a first read (a seqlock's). Only this thread reads and
-    /// writes them. `ComputedTests`
+    /// left to record. Unretained and never dereferenced: the dependency
+    /// keeps the holder until the evaluation has ended. Only this thread
+    /// reads and writes them. `ComputedTests`
     /// (`aHolderReadAgainIsTakenFromTheThreadOnlyInTheEvaluationThatReadItLast`)
     /// fails without either clearing (one gives a wrong value) and without
-    /// the setting.
+    /// the setting;
+    /// `aHolderReadAgainAfterTheEvaluationWroteItSeesTheWrite` without the
+    /// clearings on writes.
     @usableFromInline var lastReadOwner: UnsafeMutableRawPointer? = nil
-    @usableFromInline var lastReadSource: Unmanaged<ComputedSource>? = nil
+    @usableFromInline var lastReadBits: UInt = 0
     /// A computed value (its node's address) that the innermost
     /// evaluation on this thread has read and recorded as a dependency,
     /// or nil: the last read of one that was not the next in order. A

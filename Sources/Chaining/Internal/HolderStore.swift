@@ -470,7 +470,15 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
     // and the writer keeps the store.
     let observation = Unmanaged.passUnretained(observation.unsafelyUnwrapped)
     if observers.marksDependents {
-      DeliveryContext.current.inWave {
+      let context = DeliveryContext.current
+      // A read again of the holder this thread's evaluation read last
+      // takes the bits of that read (`Tracking.readAgain(by:in:)`): after
+      // this thread's own write, from the delivery's handlers on, it
+      // takes the words again and sees the write. Every write of a holder
+      // whose bits a read again can take comes here: see
+      // `DeliveryContext.State.lastReadOwner`.
+      context.state.pointee.lastReadOwner = nil
+      context.inWave {
         deliver()
         observation._withUnsafeGuaranteedRef { ComputedGraph.changed($0) }
       }

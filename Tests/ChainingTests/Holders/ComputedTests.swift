@@ -1195,6 +1195,35 @@ import _ChainingThreadContext
     }
   }
 
+  @Test func aHolderReadAgainAfterTheEvaluationWroteItSeesTheWrite() {
+    // A read again of the holder read last takes the bits of the
+    // evaluation's read of it (`lastReadBits`), unless this thread wrote
+    // the holder since: an evaluation that writes what it reads (which
+    // marks it again) reads its own write back, as does a chain the write
+    // runs, whose read the evaluation tracks too.
+    let head = ValueHolder(1)
+    let write = ValueHolder(false)
+    let reads = Recorder<[Int]>()
+    let seenByChain = Recorder<Int>()
+    let chain = head.chain().do { _ in seenByChain.append(head.value) }.end()
+    let value = Computed { () -> Int in
+      let writes = write.value
+      let first = head.value
+      if writes { head.value = first + 100 }
+      let second = head.value
+      reads.append([first, second])
+      return first + second
+    }
+    #expect(value.value == 2)
+    head.value = 2
+    #expect(value.value == 4)
+    write.value = true
+    #expect(value.value == 2 + 102)
+    #expect(reads.history == [[1, 1], [2, 2], [2, 102]])
+    #expect(seenByChain.history == [2, 102])
+    withExtendedLifetime(chain) {}
+  }
+
   @Test func aComputedReadAgainIsRecordedOnlyOnceInTheEvaluationThatReadIt() {
     // A computed value read out of order becomes the thread's
     // `lastComputedRead`, and a read again of it records nothing. An
