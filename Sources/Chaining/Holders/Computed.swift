@@ -368,23 +368,30 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
     }
   }
 
-  override func link(_ source: ComputedSource) {
-    let chainsFlush = ComputedGraph.withLock { _ -> WaveFlush? in flush }
+  override func link(_ source: ComputedSource, chainsFlush: WaveFlush?) {
     // By places, not `any Ranked`: this class's code is generic, and
     // making its core (a `_SenderCore<Value>`) an existential looked the
     // core's metadata up in the runtime's cache each time, half of a
     // dependency's link (kairo unstable with `Computed`, whose
-    // dependencies change at every write).
+    // dependencies change at every write). The places and the flush
+    // unretained, each kept alive for the walk: the source's place by
+    // the source, which the dependency keeps; this core's by this node;
+    // the flush by the caller. A retain and a release of each took eight
+    // of the 24 a write of unstable (callgrind).
+    let flushForLinks = chainsFlush.map { Unmanaged.passUnretained($0) }
     RankGraph.lock.withLock { walk in
-      let place = source.rankPlace()
-      RankGraph.link(place: place, to: core.rankPlace, in: &walk)
-      if let chainsFlush { RankGraph.link(place: place, to: chainsFlush.links, in: &walk) }
+      source.rankPlace()._withUnsafeGuaranteedRef { place in
+        core.unretainedRankPlace._withUnsafeGuaranteedRef { RankGraph.link(place: place, to: $0, in: &walk) }
+        flushForLinks?._withUnsafeGuaranteedRef { flush in
+          flush.unretainedRankPlace._withUnsafeGuaranteedRef { RankGraph.link(place: place, to: $0, in: &walk) }
+        }
+      }
     }
   }
 
   override var rankNode: any Ranked { core }
 
-  override func rankPlace() -> RankLinks { core.rankPlace }
+  override func rankPlace() -> Unmanaged<RankLinks> { core.unretainedRankPlace }
 
   /// Under the flush's gate: brings the value up to date and broadcasts
   /// it to the chains if its version moved since the last broadcast. So

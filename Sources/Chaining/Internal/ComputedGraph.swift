@@ -189,8 +189,10 @@ class ComputedSource: @unchecked Swift.Sendable {
   /// `RankGraph`).
   var rankNode: any Ranked { fatalError("ComputedSource.rankNode: abstract") }
 
-  /// `rankNode`'s place in `RankGraph`. Under `RankGraph.lock`.
-  func rankPlace() -> RankLinks { fatalError("ComputedSource.rankPlace: abstract") }
+  /// `rankNode`'s place in `RankGraph`, unretained: the node keeps its
+  /// place (`Ranked.rankLinks`, set once), and whoever calls this keeps
+  /// the source, which keeps the node. Under `RankGraph.lock`.
+  func rankPlace() -> Unmanaged<RankLinks> { fatalError("ComputedSource.rankPlace: abstract") }
 
   /// Called under `ComputedGraph.lock` after `dependents` changed.
   func dependentsChanged() {}

@@ -45,38 +45,52 @@ enum Tracking {
 
   /// Rewrites `node`'s dependencies after an evaluation that `rewires(_:)`:
   /// those read again in order first, then the others read. Returns where
-  /// the new dependencies are, and the dropped ones (still retained).
-  /// Under the node's claim.
-  static func rewire(_ node: ComputedNode) -> (added: Range<Int>, dropped: [ComputedDependency]) {
+  /// the new dependencies are, and how many were dropped: copied to
+  /// `dropped`, which has room for every dependency past those matched
+  /// in order, still retained. Under the node's claim.
+  ///
+  /// Allocates nothing: the ones kept move down in place, and the
+  /// caller's room for the dropped ones is on its stack
+  /// (`ComputedNode.finishRewiredUpdate`). Arrays for both, and a walk of
+  /// `added` as an array, cost a value whose dependencies change at every
+  /// write (kairo unstable with `Computed`) an allocation and four
+  /// retains and releases a write.
+  static func rewire(
+    _ node: ComputedNode,
+    droppingInto dropped: UnsafeMutablePointer<ComputedDependency>
+  ) -> (added: Range<Int>, dropped: Int) {
     let matched = node.matched
     // Past the ones read in order: the old ones read again, out of order,
     // are kept (with the version now read; the retain of its entry in
-    // `added` is given back); the others are dropped. Then the new ones.
-    var dropped: [ComputedDependency] = []
-    var kept: [ComputedDependency] = []
+    // `added` is given back), moved down over the ones dropped before
+    // them (never past their own place); the others are dropped. Then
+    // the new ones.
+    var kept = matched
+    var droppedCount = 0
     for old in matched..<node.dependencies.count {
       let dependency = node.dependencies[old]
       if let index = node.added.firstIndex(where: { $0.reads(dependency.source) }) {
         var again = dependency
         again.version = node.added[index].version
-        kept.append(again)
+        node.dependencies[kept] = again
+        kept += 1
         node.added[index].release()
         node.added.remove(at: index)
       } else {
-        dropped.append(dependency)
+        (dropped + droppedCount).initialize(to: dependency)
+        droppedCount += 1
       }
     }
-    node.dependencies.removeAll(from: matched)
-    for dependency in kept { node.dependencies.append(dependency) }
-    let start = node.dependencies.count
-    for dependency in node.added { node.dependencies.append(dependency) }
+    node.dependencies.removeAll(from: kept)
+    let start = kept
+    for index in node.added.indices { node.dependencies.append(node.added[index]) }
     // Its room kept for the next evaluation that reads something new
     // when this one dropped a dependency (a value whose dependencies
     // change at every write allocated it each time), unless it grew
     // large. Not after a first evaluation, which adds every dependency:
     // each value would keep the room for good.
-    node.added.removeAll(keepingCapacity: !dropped.isEmpty && node.added.capacity <= keptAddedCapacity)
-    return (start..<node.dependencies.count, dropped)
+    node.added.removeAll(keepingCapacity: droppedCount != 0 && node.added.capacity <= keptAddedCapacity)
+    return (start..<node.dependencies.count, droppedCount)
   }
 
   /// Records a read of `source` (kept alive by `owner`) at `version` into

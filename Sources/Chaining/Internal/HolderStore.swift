@@ -550,7 +550,7 @@ class HolderObservation: ComputedSource, @unchecked Swift.Sendable {
 
   override var rankNode: any Ranked { core }
 
-  override func rankPlace() -> RankLinks { core.links }
+  override func rankPlace() -> Unmanaged<RankLinks> { core.unretainedLinks }
 }
 
 /// A ``HolderObservation`` with Observation's registrar.

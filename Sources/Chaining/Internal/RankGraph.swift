@@ -235,6 +235,13 @@ extension Ranked {
     rankLinks = links
     return links
   }
+
+  /// `links`, unretained: the node keeps its place (`rankLinks` is set
+  /// once). Under `RankGraph.lock`.
+  var unretainedLinks: Unmanaged<RankLinks> {
+    if let links = rankLinks { return .passUnretained(links) }
+    return .passUnretained(links)
+  }
 }
 
 /// A node's place in `RankGraph`: its links to the nodes it reaches, and

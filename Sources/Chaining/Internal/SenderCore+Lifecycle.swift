@@ -60,6 +60,13 @@ extension _SenderCore: Ranked {
     return links
   }
 
+  /// `rankPlace`, unretained: this core keeps it (`rankLinks` is set
+  /// once). Under `RankGraph.lock`.
+  final var unretainedRankPlace: Unmanaged<RankLinks> {
+    if let rankLinks { return .passUnretained(rankLinks) }
+    return .passUnretained(links)
+  }
+
   func raise(to level: Int) -> Bool { links.raise(to: level) }
 }
 

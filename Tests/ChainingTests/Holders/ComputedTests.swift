@@ -248,6 +248,73 @@ import _ChainingThreadContext
     #expect(evaluations.count == 6)
   }
 
+  @Test func anEvaluationThatDropsSeveralKeepsOneOutOfOrderAndAddsTwoRewiresInPlace() {
+    // Past the head and `second`, read in order, the second evaluation reads the last
+    // of four old dependencies (out of order) and two new ones, and drops
+    // the other three: the kept one moves down over those dropped, the
+    // new ones follow it, and the dropped ones, held by nothing else, are
+    // freed (`Tracking.rewire(_:droppingInto:)`, with room for them on
+    // the stack).
+    final class Slot: @unchecked Swift.Sendable {
+      var old: [Computed<Int>?] = []
+      var new: [Computed<Int>] = []
+    }
+    let head = ValueHolder(1)
+    let second = ValueHolder(false)
+    let other = ValueHolder(0)
+    let slot = Slot()
+    slot.old = (1...4).map { index in Computed { head.value * index } }
+    slot.new = [
+      Computed { () -> Int in
+        _ = other.value
+        return head.value + 100
+      },
+      Computed { head.value + 200 },
+    ]
+    let evaluations = Counter()
+    let value = Computed { () -> Int in
+      evaluations.count += 1
+      let base = head.value
+      if second.value { return base + slot.old[3]!.value + slot.new[0].value + slot.new[1].value }
+      return base + slot.old.reduce(0) { $0 + $1!.value }
+    }
+    #expect(value.value == 1 + 10)
+    let address = { (object: AnyObject) in Unmanaged.passUnretained(object).toOpaque() }
+    let owners = { value.box.dependencies.indices.map { value.box.dependencies[$0].owner.toOpaque() } }
+    #expect(owners() == [address(head), address(second)] + slot.old.map { address($0!) })
+    weak let weakDropped0 = slot.old[0]
+    weak let weakDropped1 = slot.old[1]
+    weak let weakDropped2 = slot.old[2]
+    // Held by `value`'s dependencies alone.
+    for index in 0..<3 { slot.old[index] = nil }
+    #expect(weakDropped0 != nil && weakDropped1 != nil && weakDropped2 != nil)
+    // The kept one moved meanwhile: it keeps the version read now, and
+    // the next read evaluates nothing.
+    withBatchedUpdates {
+      second.value = true
+      head.value = 2
+    }
+    #expect(value.value == 2 + 8 + 102 + 202)
+    #expect(value.value == 2 + 8 + 102 + 202)
+    #expect(evaluations.count == 2)
+    let kept = slot.old[3]!
+    #expect(
+      owners() == [address(head), address(second), address(kept), address(slot.new[0]), address(slot.new[1])]
+    )
+    #expect(weakDropped0 == nil && weakDropped1 == nil && weakDropped2 == nil)
+    #expect(kept.box.dependents.count == 1)
+    #expect(slot.new.allSatisfy { $0.box.dependents.count == 1 })
+    // A change that reaches `value` only through a new dependency, which
+    // evaluates equal: the check compares each version, the kept one's
+    // included, and evaluates nothing.
+    other.value = 1
+    #expect(value.value == 2 + 8 + 102 + 202)
+    #expect(evaluations.count == 2)
+    head.value = 3
+    #expect(value.value == 3 + 12 + 103 + 203)
+    #expect(evaluations.count == 3)
+  }
+
   @Test func aDependencyNoLongerReadIsReleased() {
     final class Slot: @unchecked Swift.Sendable {
       var inner: Computed<Int>?
