@@ -383,7 +383,7 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
       source.rankPlace()._withUnsafeGuaranteedRef { place in
         core.unretainedRankPlace._withUnsafeGuaranteedRef { RankGraph.link(place: place, to: $0, in: &walk) }
         flushForLinks?._withUnsafeGuaranteedRef { flush in
-          flush.unretainedRankPlace._withUnsafeGuaranteedRef { RankGraph.link(place: place, to: $0, in: &walk) }
+          flush.unretainedLinks._withUnsafeGuaranteedRef { RankGraph.link(place: place, to: $0, in: &walk) }
         }
       }
     }

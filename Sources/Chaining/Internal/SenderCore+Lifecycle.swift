@@ -51,17 +51,11 @@ extension _SenderCore: Ranked {
 
   var rankLevel: Int { rankLinks?.level ?? 0 }
 
-  /// `links`, without the protocol: reached from code generic over
-  /// `Value` (`ComputedBox`), a call through `Ranked`, or this core made
-  /// `any Ranked`, looked this class's metadata up in the runtime's cache
+  /// `links`, unretained (this core keeps it: `rankLinks` is set once)
+  /// and without the protocol: reached from code generic over `Value`
+  /// (`ComputedBox`), a call through `Ranked`, or this core made `any
+  /// Ranked`, looked this class's metadata up in the runtime's cache
   /// (some 300 instructions) each time. Under `RankGraph.lock`.
-  final var rankPlace: RankLinks {
-    if let rankLinks { return rankLinks }
-    return links
-  }
-
-  /// `rankPlace`, unretained: this core keeps it (`rankLinks` is set
-  /// once). Under `RankGraph.lock`.
   final var unretainedRankPlace: Unmanaged<RankLinks> {
     if let rankLinks { return .passUnretained(rankLinks) }
     return .passUnretained(links)

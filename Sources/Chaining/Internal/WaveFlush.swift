@@ -175,13 +175,6 @@ final class WaveFlush: @unchecked Swift.Sendable {
   /// `RankGraph.lock`.
   @exclusivity(unchecked) var rankLinks: RankLinks?
 
-  /// `links`, unretained and without the protocol (through `Ranked`, a
-  /// call retained the flush): this flush keeps its place (`rankLinks` is
-  /// set once). Under `RankGraph.lock`.
-  var unretainedRankPlace: Unmanaged<RankLinks> {
-    if let rankLinks { return .passUnretained(rankLinks) }
-    return .passUnretained(links)
-  }
   /// The threads (their `DeliveryContext.runner`) whose list holds this
   /// combine: one entry per thread, so that each thread's wave that
   /// changed a side sends once, even while another thread's wave holds it

@@ -282,9 +282,12 @@ import _ChainingThreadContext
     let address = { (object: AnyObject) in Unmanaged.passUnretained(object).toOpaque() }
     let owners = { value.box.dependencies.indices.map { value.box.dependencies[$0].owner.toOpaque() } }
     #expect(owners() == [address(head), address(second)] + slot.old.map { address($0!) })
-    weak let weakDropped0 = slot.old[0]
-    weak let weakDropped1 = slot.old[1]
-    weak let weakDropped2 = slot.old[2]
+    // Set apart from their declarations: `weak let` needs Swift 6.3, and a
+    // `weak var` never set again is an error in the Apple check.
+    weak var weakDropped0: Computed<Int>?
+    weak var weakDropped1: Computed<Int>?
+    weak var weakDropped2: Computed<Int>?
+    (weakDropped0, weakDropped1, weakDropped2) = (slot.old[0], slot.old[1], slot.old[2])
     // Held by `value`'s dependencies alone.
     for index in 0..<3 { slot.old[index] = nil }
     #expect(weakDropped0 != nil && weakDropped1 != nil && weakDropped2 != nil)
