@@ -13,20 +13,25 @@
  * (`ComputedGraph.changed`), and then, at its wave's end, refreshes the
  * value's chains, unless the value was marked already (its refresh is
  * waiting on the thread that marked it):
- * - the refresh (`ComputedBox.refresh()`), under the flush's gate, one at
- *   a time: in one hold of the graph's lock, brings the value up to date,
- *   reads it and its version, and, if the version is not the one last
- *   sent (`sentVersion`), records it as sent; then, still under the gate
- *   but after unlocking, broadcasts the value to the chain. It stores the
- *   hint `sentNothing` (whether it sent nothing) in the flush.
- * - the question (`isSent(runner:)`), asked before the gate when the hint
- *   says the last refresh sent nothing: in one hold of the graph's lock,
- *   brings the value up to date and compares the version with
- *   `sentVersion`; equal, the refresh is skipped, with no gate; not
- *   equal, it runs as above. The hint is read without the gate, relaxed,
- *   so it may be stale: here the question is asked or not at each
- *   refresh whatever the hint (either is correct), except in the mutant
- *   that trusts the hint alone.
+ * - the refresh (`ComputedBox.refresh()`), under the flush's gate (a
+ *   refresh deferred with causes) or without it (one deferred by the
+ *   marking walk, `DeliveryContext.refresh(_:pinned:)`), several at once:
+ *   in one hold of the graph's lock, brings the value up to date, reads
+ *   it and its version, and, if the version is not the one last sent
+ *   (`sentVersion`), records it as sent and claims the broadcast on the
+ *   chains' core, or queues it behind the thread delivering
+ *   (`_SenderCore.claimBroadcast(_:)`); then, after unlocking, a thread
+ *   that claimed delivers its value, and then what was queued meanwhile,
+ *   oldest first, until the queue is empty, when it gives the claim back
+ *   (`_SenderCore.run(_:_:)`, `finish(claimed:)`, `finishLocked()`). It
+ *   stores the hint `sentNothing` (whether it sent nothing) in the flush.
+ * - the question (`isSent(runner:)`), asked before the refresh when the
+ *   hint says the last refresh sent nothing: in one hold of the graph's
+ *   lock, brings the value up to date and compares the version with
+ *   `sentVersion`; equal, the refresh is skipped; not equal, it runs as
+ *   above. The hint is read relaxed, so it may be stale: here the
+ *   question is asked or not at each refresh whatever the hint (either is
+ *   correct), except in the mutant that trusts the hint alone.
  * An update under the lock (here one step; in the code, an evaluation
  * under the node's claim, committed under the lock) turns a marked value
  * into a new version (a change) or keeps its version (an equal result).
@@ -47,8 +52,9 @@
  *   the refresh does; the refresh then finds nothing to send.
  * - MUTANT_HINT_ONLY: a refresh is skipped when the hint says the last
  *   one sent nothing, without the question.
- * - MUTANT_NO_GATE: refreshes run without the gate; two broadcasts land
- *   out of order (the gate is what keeps them in version order).
+ * - MUTANT_CLAIM_AFTER_UNLOCK: the broadcast is claimed after the hold
+ *   that read the value, as a plain `broadcast(_:)` would: two refreshes
+ *   claim out of version order, and the chain gets an older value last.
  */
 
 #ifndef WRITERS
@@ -64,6 +70,11 @@ byte sentVersion = 0;    /* a chain subscribed at version 0 and got it */
 bool sentNothing = false;/* the flush's hint */
 byte delivered = 0;      /* the chain's last value */
 bool gate = false;       /* the flush's gate */
+bool delivering = false; /* the core is claimed */
+/* Broadcasts queued on the core: room for every write, as the code's
+ * queue (an array) never fills, and a writer goes on once its value is
+ * queued. */
+chan pending = [WRITERS * WRITES] of { byte };
 byte done = 0;
 
 /* An update under the graph's lock. */
@@ -79,12 +90,31 @@ inline update() {
   fi
 }
 
+/* The chains' core claimed by this refresh for its changed value, or
+ * the value queued behind the thread delivering. */
+inline claim() {
+  if
+  :: changed && !delivering -> delivering = true; mine = true
+  :: changed && delivering -> pending!v
+  :: else -> skip
+  fi
+}
+
+/* A delivery to the chain. */
+inline deliver(x) {
+  assert(x > delivered);
+  delivered = x
+}
+
 proctype Writer() {
   byte n = 0;
   byte v;
   bool skipped;
   bool changed;
   bool wasMarked;
+  bool gated;
+  bool mine;
+  byte queued;
   do
   :: n < WRITES ->
      n++;
@@ -119,26 +149,42 @@ proctype Writer() {
      if
      :: skipped -> skip
      :: else ->
-#ifndef MUTANT_NO_GATE
-        atomic { !gate -> gate = true };
-#endif
+        /* Under the flush's gate, or not: the gate serializes only the
+         * refreshes that take it. */
+        if
+        :: atomic { !gate -> gate = true; gated = true }
+        :: gated = false
+        fi;
+        mine = false;
         atomic {
           update();
           v = version;
           changed = (sentVersion != v);
           sentVersion = v;
-          sentNothing = !changed
+          sentNothing = !changed;
+#ifndef MUTANT_CLAIM_AFTER_UNLOCK
+          claim()
+#endif
         };
-        /* The broadcast, after unlocking, under the gate. */
+#ifdef MUTANT_CLAIM_AFTER_UNLOCK
+        atomic { claim() };
+#endif
+        /* The delivery, after unlocking, by the thread that claimed. */
         if
-        :: changed ->
-           assert(v > delivered);
-           delivered = v
+        :: mine ->
+           deliver(v);
+           do
+           :: atomic { nempty(pending) -> pending?queued };
+              deliver(queued)
+           :: atomic { empty(pending) -> delivering = false };
+              break
+           od
         :: else -> skip
         fi;
-#ifndef MUTANT_NO_GATE
-        gate = false
-#endif
+        if
+        :: gated -> gate = false
+        :: else -> skip
+        fi
      fi;
 next: skip
   :: else -> break

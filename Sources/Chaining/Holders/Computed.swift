@@ -393,11 +393,22 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
 
   override func rankPlace() -> Unmanaged<RankLinks> { core.unretainedRankPlace }
 
-  /// Under the flush's gate: brings the value up to date and broadcasts
-  /// it to the chains if its version moved since the last broadcast. So
-  /// a second refresh in one wave (a value marked again after a read)
-  /// sends nothing. Leaves the flush's hint (`WaveFlush.sentNothing`) for
-  /// the next refresh.
+  /// Brings the value up to date and broadcasts it to the chains if its
+  /// version moved since the last broadcast. So a second refresh in one
+  /// wave (a value marked again after a read) sends nothing. Leaves the
+  /// flush's hint (`WaveFlush.sentNothing`) for the next refresh. Any
+  /// thread, under the flush's gate or not (see
+  /// `DeliveryContext.flushWave()`), several at once.
+  ///
+  /// Refreshes broadcast in the order of their versions: the broadcast is
+  /// claimed (or queued behind the thread delivering) in the hold of the
+  /// graph's lock that reads the value and records its version as sent,
+  /// and the core delivers in the order of its claims
+  /// (`_SenderCore.claimBroadcast(_:)`). So the chains' values never go
+  /// back, and a version recorded as sent is delivered after every
+  /// earlier one (see `isSent(runner:)`). `Verification/ComputedRefresh.pml`
+  /// models it; with the claim after the unlock (`MUTANT_CLAIM_AFTER_UNLOCK`),
+  /// spin finds a chain left with an older value.
   ///
   /// Also removes, in its hold of the lock, the pins this thread's earlier
   /// sends left (`DeliveryContext.unpinSent(in:)`): a wave of many
@@ -417,8 +428,9 @@ final class ComputedBox<Value>: ComputedNode, @unchecked Swift.Sendable {
       let hint: UInt32 = changed ? 0 : 1
       if sentNothing.load(ordering: .relaxed) != hint { sentNothing.store(hint, ordering: .relaxed) }
     }
+    let claim: _SenderCore<Value>.Claim = changed ? core.claimBroadcast(value) : .none
     unlock(waking: wakes, runner: runner)
-    if changed { core.broadcast(value) }
+    core.run(claim, value)
   }
 
   /// Drops the flush of the chains' refreshes, and with it the cycle

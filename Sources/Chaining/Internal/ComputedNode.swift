@@ -38,9 +38,9 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// Incremented by every evaluation that changed the value.
   @exclusivity(unchecked) final var version: UInt64 = 0
   /// The version last broadcast to the chains (see `hasSent`): set by a
-  /// refresh, under the flush's gate (so one at a time), in the same hold
-  /// of the lock in which it reads the value it broadcasts (see
-  /// `isSent(runner:)`).
+  /// refresh in the same hold of the lock in which it reads the value it
+  /// broadcasts and claims that broadcast (see `isSent(runner:)` and
+  /// `ComputedBox.refresh()`).
   @exclusivity(unchecked) final var sentVersion: UInt64 = 0
   /// Incremented by every mark: an update that started before one leaves
   /// the mark it set.
@@ -298,21 +298,22 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
 
   /// Brings the value up to date on the thread `runner` and returns
   /// whether its chains have had its version already: then a refresh has
-  /// nothing to send, and the wave skips its gate (see
-  /// `DeliveryContext.flushWave()`). Any thread, outside the gate.
+  /// nothing to send, and the wave skips it (see
+  /// `DeliveryContext.flushWave()`). Any thread.
   ///
-  /// Why the gate is not needed to skip: `sentVersion` is set to a version
-  /// only by a refresh that holds the gate and then broadcasts the value
-  /// it read in the same hold of the graph's lock; refreshes broadcast in
-  /// the order they set it. So a `sentVersion` equal to the version now
-  /// means a broadcast of this value was made, or is under way and will
-  /// end after every earlier one: the chains end with it, as if this
-  /// refresh had run and sent nothing. A version that differs goes
-  /// through the gate, whose refresh looks again. The update comes first:
+  /// Why a skip is safe: `sentVersion` is set to a version only by a
+  /// refresh that, in the same hold of the graph's lock, reads the value
+  /// and claims its broadcast on the chains' core, or queues it behind
+  /// the thread delivering; the core delivers in the order of its claims
+  /// (see `ComputedBox.refresh()`). So a `sentVersion` equal to the
+  /// version now means a broadcast of this value was made, or is under way
+  /// and will end after every earlier one: the chains end with it, as if
+  /// this refresh had run and sent nothing. A version that differs goes
+  /// to the refresh, which looks again. The update comes first:
   /// compared before it, a version about to move would look sent.
   /// `Verification/ComputedRefresh.pml` models it, with mutants spin
   /// catches (the comparison before the update; the skip recording the
-  /// version as sent).
+  /// version as sent; the broadcast claimed after the unlock).
   ///
   /// With `pinned`, the flush of a pinned entry (see
   /// `DeliveryContext.deferRefresh(_:)`): when the chains have had the

@@ -234,6 +234,29 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     }
   }
 
+  /// The first half of `broadcast(_:)`: claims the delivery of `value`,
+  /// or queues it behind the thread delivering, and returns what the
+  /// caller does with it through `run(_:_:)`. For a broadcaster whose
+  /// values must be delivered in the order of its own lock's holds (a
+  /// computed value's refresh, `ComputedBox.refresh()`): it claims inside
+  /// such a hold, and runs the claim after giving the lock back, so
+  /// claims, and with them deliveries, come in the order of the holds.
+  /// The slow path takes this core's lock inside the caller's: nothing
+  /// under this core's lock takes another lock or runs user code (a
+  /// release under it runs none, see `watchEnd(of:_:)`).
+  @inline(__always)
+  func claimBroadcast(_ value: Value) -> Claim {
+    // As in `broadcast(_:)`.
+    let current = word.load(ordering: .relaxed)
+    if current == .empty { return .none }
+    if current.hasNoFlag, !claimsUnderLock,
+      word.compareExchange(expected: current, desired: current.claimed, ordering: .sequentiallyConsistent).exchanged
+    {
+      return .deliver(current.list.unsafelyUnwrapped, claimed: current)
+    }
+    return state.withLock { claim(value, in: &$0) }
+  }
+
   /// The slow path of `broadcast(_:)`: claims or queues under the lock.
   @usableFromInline
   func broadcastLocked(_ value: Value) {

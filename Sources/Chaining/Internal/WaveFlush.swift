@@ -102,12 +102,12 @@ final class WaveFlush: @unchecked Swift.Sendable {
   /// For the flush of a computed value's refreshes (`refreshes`), 1 when
   /// its last refresh sent nothing, else 0: only then does the wave's end
   /// ask the value whether its chains have had its version
-  /// (`ComputedNode.isSent(runner:)`) before taking the gate. For a value
+  /// (`ComputedNode.isSent(runner:)`) before the refresh. For a value
   /// that changes at every refresh, asking would take the graph's lock
   /// once more for nothing (5% of a write to one value with a chain,
-  /// callgrind). A hint: stored by a refresh under the gate, read by any
-  /// thread's wave, relaxed, as either answer is correct (a stale one
-  /// costs one lock more, or one gate more).
+  /// callgrind). A hint: stored by a refresh under the graph's lock, read
+  /// by any thread's wave, relaxed, as either answer is correct (a stale
+  /// one costs one hold of the lock more, or one refresh more).
   var sentNothing: AtomicReference<UInt32> {
     @inline(__always) get { AtomicReference(in: self, offset: MemoryLayout<Int>.stride) }
   }

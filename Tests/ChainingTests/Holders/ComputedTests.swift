@@ -647,6 +647,26 @@ import _ChainingThreadContext
     withExtendedLifetime(observer) {}
   }
 
+  @Test func refreshesOnFourThreadsAtOnceSendInTheOrderOfTheirVersions() {
+    // Each thread writes its own holder of a sum, which changes at every
+    // write: every write's end refreshes the chain, without the flush's
+    // gate, on four threads at once. Each refresh claims its broadcast in
+    // the hold of the lock that reads the value, so the chain's values
+    // only rise, and the last is the sum after every thread's last write.
+    let heads = (0..<4).map { _ in ValueHolder(0) }
+    let sum = Computed { heads.reduce(0) { $0 + $1.value } }
+    let received = Recorder<Int>()
+    let observer = sum.chain().do { received.append($0) }.sync()
+    race(threads: 4) { thread in
+      for value in 1...5_000 { heads[thread].value = value }
+    }
+    #expect(sum.value == 20_000)
+    #expect(received.history.first == 0)
+    #expect(received.history.last == 20_000)
+    #expect(zip(received.history, received.history.dropFirst()).allSatisfy { $0 < $1 })
+    withExtendedLifetime(observer) {}
+  }
+
   @Test func aChainKeepsTheValueAlive() {
     let a = ValueHolder(1)
     let received = Recorder<Int>()
