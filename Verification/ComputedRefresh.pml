@@ -55,6 +55,14 @@
  * - MUTANT_CLAIM_AFTER_UNLOCK: the broadcast is claimed after the hold
  *   that read the value, as a plain `broadcast(_:)` would: two refreshes
  *   claim out of version order, and the chain gets an older value last.
+ *
+ * With LATE_CHAIN, a second chain subscribes with `sync()` while the
+ * writers run (`ComputedBox.subscribe`), and its values must never go
+ * back (`x >= lateLast`: the synced value may come once more) and end
+ * with the value's (`lateLast == version`).
+ * - MUTANT_FETCH_APART: the value `sync()` sends is read in a hold of
+ *   its own after the chain joins the list, as `fetchedValue()` would: a
+ *   refresh claimed between the two sends an older value after it.
  */
 
 #ifndef WRITERS
@@ -74,7 +82,18 @@ bool delivering = false; /* the core is claimed */
 /* Broadcasts queued on the core: room for every write, as the code's
  * queue (an array) never fills, and a writer goes on once its value is
  * queued. */
-chan pending = [WRITERS * WRITES] of { byte };
+chan pending = [WRITERS * WRITES] of { byte, bool };
+/* With LATE_CHAIN, a second chain subscribes while the writers run
+ * (`ComputedBox.subscribe`, for `sync()`): whether it is in the core's
+ * list, the value it synced, what its gate queued for it before and after
+ * its start, and its last value. */
+bool lateJoined = false;
+#ifdef LATE_CHAIN
+byte lateFetched = 0;
+byte lateLast = 0;
+bool lateDone = false;
+chan lateGate = [WRITERS * WRITES] of { byte };
+#endif
 byte done = 0;
 
 /* An update under the graph's lock. */
@@ -94,16 +113,23 @@ inline update() {
  * the value queued behind the thread delivering. */
 inline claim() {
   if
-  :: changed && !delivering -> delivering = true; mine = true
-  :: changed && delivering -> pending!v
+  :: changed && !delivering -> delivering = true; mine = true; mineToLate = lateJoined
+  :: changed && delivering -> pending!v,lateJoined
   :: else -> skip
   fi
 }
 
-/* A delivery to the chain. */
-inline deliver(x) {
+/* A delivery to the chain, and to the late one when the list it was
+ * claimed or queued for had it. */
+inline deliver(x, toLate) {
   assert(x > delivered);
-  delivered = x
+  delivered = x;
+#ifdef LATE_CHAIN
+  if
+  :: toLate -> lateGate!x
+  :: else -> skip
+  fi
+#endif
 }
 
 proctype Writer() {
@@ -114,7 +140,9 @@ proctype Writer() {
   bool wasMarked;
   bool gated;
   bool mine;
+  bool mineToLate;
   byte queued;
+  bool queuedToLate;
   do
   :: n < WRITES ->
      n++;
@@ -172,10 +200,10 @@ proctype Writer() {
         /* The delivery, after unlocking, by the thread that claimed. */
         if
         :: mine ->
-           deliver(v);
+           deliver(v, mineToLate);
            do
-           :: atomic { nempty(pending) -> pending?queued };
-              deliver(queued)
+           :: atomic { nempty(pending) -> pending?queued,queuedToLate };
+              deliver(queued, queuedToLate)
            :: atomic { empty(pending) -> delivering = false };
               break
            od
@@ -192,13 +220,51 @@ next: skip
   done++
 }
 
+#ifdef LATE_CHAIN
+/* A chain subscribed with `sync()` while the writers run: it joins the
+ * core's list in the hold of the graph's lock in which it brings the
+ * value up to date and reads the value `sync()` sends; then its gate
+ * opens, with that value first and then what came meanwhile, in order. */
+proctype Late() {
+  byte x;
+  atomic {
+    update();
+#ifndef MUTANT_FETCH_APART
+    lateFetched = version;
+#endif
+    lateJoined = true
+  };
+#ifdef MUTANT_FETCH_APART
+  atomic { update(); lateFetched = version };
+#endif
+  lateLast = lateFetched;
+  do
+  :: atomic { nempty(lateGate) -> lateGate?x };
+     assert(x >= lateLast);
+     lateLast = x
+  :: atomic { done == WRITERS && empty(lateGate) -> lateDone = true };
+     break
+  od
+}
+#endif
+
 init {
   byte i;
   atomic {
     for (i : 1 .. WRITERS) { run Writer() }
+#ifdef LATE_CHAIN
+    run Late()
+#endif
   }
   done == WRITERS;
+#ifdef LATE_CHAIN
+  lateDone;
+#endif
   /* A read once every writer is done. */
   update();
   assert(delivered == version)
+#ifdef LATE_CHAIN
+  ;
+  assert(lateLast == version)
+#endif
 }

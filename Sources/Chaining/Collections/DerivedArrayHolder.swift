@@ -140,7 +140,7 @@ public final class DerivedArrayHolder<Element>: Fetchable {
     let watch = Observer()
     // The watch keeps the computed value, as a chain on it would.
     watch.retain(probe)
-    probe.box.subscribe(watch, dropsEchoes: false) { [weak self] _ in self?.refilter() }
+    probe.box.subscribe(watch, dropsEchoes: false, fetches: false) { [weak self] _ in self?.refilter() }
     watch.start(fetching: false)
     feeds.append(watch)
   }

@@ -497,33 +497,61 @@ extension Computed: Syncable {
     Chain(source: self, retained: true)
   }
 
-  /// The value, for `sync()`.
+  /// The value, brought up to date, on the calling thread. `sync()` does
+  /// not call it: it sends the value `_subscribe(_:_:)` takes as the
+  /// chain subscribes.
   public func fetchedValue() -> Value { box.current() }
+
+  /// Does nothing: `_subscribe(_:_:)` took the value that `sync()`
+  /// sends, in the same step as it subscribed. Not API.
+  public func _addFetch(_ context: _ChainContext, _ handler: @escaping (Value) -> Void) {}
 
   /// This value's core. Not API.
   public func _senderCore(creating: Bool) -> _SenderCore<Value>? { box.core }
 
-  /// Subscribes a finished chain: from now on, a change of the value is
-  /// broadcast at the end of the wave that caused it. Not API.
+  /// Subscribes a finished chain and takes the value its `sync()` sends,
+  /// in one step: from now on, a change of the value is broadcast at the
+  /// end of the wave that caused it. Not API.
   public func _subscribe(_ context: _ChainContext, _ handler: @escaping (Value) -> Void) {
     box.subscribe(context, handler)
   }
 }
 
 extension ComputedBox {
-  /// Subscribes a finished chain. With `dropsEchoes` false, it gets the
-  /// value even when its own delivery caused the change: a derived view's
-  /// watch of its filter's reads, which must not miss one.
-  func subscribe(_ context: _ChainContext, dropsEchoes: Bool = true, _ handler: @escaping (Value) -> Void) {
+  /// Subscribes a finished chain and, with `fetches`, takes the value its
+  /// `sync()` sends, in the same step. With `dropsEchoes` false, it gets
+  /// the value even when its own delivery caused the change: a derived
+  /// view's watch of its filter's reads, which must not miss one.
+  ///
+  /// The chain joins the core's list in the hold of the graph's lock that
+  /// reads the value it fetches, and refreshes claim their broadcasts in
+  /// holds of that lock too (see `refresh()`): a refresh that read its
+  /// value before claims or queues it for the chains of the time, not this
+  /// one, and one after sends a value at least as new as the fetched one,
+  /// which `sync()` delivers first. So a chain subscribed while other
+  /// threads' refreshes run never gets a value older than one it had.
+  /// Fetched before, as `fetchedValue()`, the value could be newer than a
+  /// broadcast claimed meanwhile, and the chain went back to that one.
+  /// The core's lock is taken inside the graph's, as a refresh takes it.
+  func subscribe(
+    _ context: _ChainContext,
+    dropsEchoes: Bool = true,
+    fetches: Bool = true,
+    _ handler: @escaping (Value) -> Void
+  ) {
     makeFlush()
-    var version: UInt64 = 0
-    _ = current(version: &version)
-    ComputedGraph.withLock { _ in
-      if !hasSent {
-        hasSent = true
-        sentVersion = version
-      }
+    // Made before taking the lock, as `_SenderCore.subscribe` does.
+    let subscription = core.makeSubscription(gate: context.gate, dropsEchoes: dropsEchoes, handler: handler)
+    let runner = DeliveryContext.current.runner
+    let wakes = lockUpdated(runner: runner)
+    let value: Value? = fetches ? cached.pointee : nil
+    if !hasSent {
+      hasSent = true
+      sentVersion = version
     }
-    context.add(core.subscribe(gate: context.gate, dropsEchoes: dropsEchoes, handler: handler))
+    core.state.withLock { core.insert(subscription, in: &$0) }
+    unlock(waking: wakes, runner: runner)
+    context.add(subscription)
+    if let value { context.addFetch { handler(value) } }
   }
 }

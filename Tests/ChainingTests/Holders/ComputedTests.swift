@@ -667,6 +667,50 @@ import _ChainingThreadContext
     withExtendedLifetime(observer) {}
   }
 
+  @Test func chainsSubscribedWhileOtherThreadsRefreshNeverGetAnOlderValue() {
+    // Two threads write the heads of a sum, each write's end refreshing
+    // its chains, while a third subscribes a chain to it and invalidates
+    // it, 1,000 times: refreshes claim their broadcasts while the list of
+    // chains changes, and then take the core's lock inside the graph's.
+    // No thread waits forever; the chain subscribed before the writes
+    // gets rising values and ends with the last sum; each chain
+    // subscribed meanwhile gets values that never go back; and one
+    // subscribed after them gets the last sum. With the value `sync()`
+    // sends fetched apart from the subscription, chains subscribed
+    // meanwhile went back in six runs of eight.
+    let heads = [ValueHolder(0), ValueHolder(0)]
+    let sum = Computed { heads[0].value + heads[1].value }
+    let steady = Recorder<Int>()
+    let steadyChain = sum.chain().do { steady.append($0) }.sync()
+    let wentBack = AtomicCounter()
+    race(threads: 3) { thread in
+      guard thread == 2 else {
+        for value in 1...5_000 { heads[thread].value = value }
+        return
+      }
+      for _ in 0..<1_000 {
+        let received = Recorder<Int>()
+        let chain = sum.chain().do { received.append($0) }.sync()
+        chain.invalidate()
+        // The synced value, then rising values; the first of them may be
+        // the synced value again, from a refresh of it that another thread
+        // had yet to send when this chain joined.
+        let history = received.history
+        let rest = history.dropFirst()
+        let rising = zip(rest, rest.dropFirst()).allSatisfy { $0 < $1 }
+        if !rising || (rest.first.map { $0 < history[0] } ?? false) { _ = wentBack.add(1) }
+      }
+    }
+    #expect(wentBack.value == 0)
+    #expect(steady.history.first == 0)
+    #expect(steady.history.last == 10_000)
+    #expect(zip(steady.history, steady.history.dropFirst()).allSatisfy { $0 < $1 })
+    let late = Recorder<Int>()
+    let lateChain = sum.chain().do { late.append($0) }.sync()
+    #expect(late.history == [10_000])
+    withExtendedLifetime((steadyChain, lateChain)) {}
+  }
+
   @Test func aChainKeepsTheValueAlive() {
     let a = ValueHolder(1)
     let received = Recorder<Int>()
