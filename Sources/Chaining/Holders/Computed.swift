@@ -139,15 +139,27 @@ public final class Computed<Value>: Swift.Sendable {
   /// a moment.
   @inlinable
   public var value: Value {
-    // A clean value that fits in a word is read without the lock (see
-    // `ComputedNode`, "Reads without the lock"): here, so that its bits
-    // become the value in code specialized for it.
-    let state = DeliveryContext.current.state
-    if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
-      let value = ComputedSource.value(ofBits: bits, as: Value.self)
-      Tracking.recordComputedRead(of: box, owner: self, version: version, in: state)
-      return value
+    @inline(__always) get {
+      // A clean value that fits in a word is read without the lock (see
+      // `ComputedNode`, "Reads without the lock"): here, so that its bits
+      // become the value in code specialized for it.
+      let state = DeliveryContext.current.state
+      if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount != 0, let (bits, version) = box.readPublished() {
+        let value = ComputedSource.value(ofBits: bits, as: Value.self)
+        Tracking.recordComputedRead(of: box, owner: self, version: version, in: state)
+        return value
+      }
+      return readOutsideEvaluation(in: state)
     }
+  }
+
+  /// `value` past a read inside an evaluation of a value published for
+  /// it, which is inlined into the reader: out of line, so that each read
+  /// in a closure costs no call (a closure that reads a computed value 20
+  /// times called the whole getter each time, a sixth of its
+  /// instructions).
+  @inlinable @inline(never)
+  func readOutsideEvaluation(in state: UnsafeMutablePointer<DeliveryContext.State>) -> Value {
     if ComputedBox<Value>.fitsInWord, state.pointee.trackingCount == 0, let bits = box.readObservedPublished() {
       return ComputedSource.value(ofBits: bits, as: Value.self)
     }
