@@ -214,14 +214,7 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     // concurrently, unordered with this broadcast.
     let current = word.load(ordering: .relaxed)
     if current == .empty { return }  // no observer
-    // Sequentially consistent, as every claim: see `deliversAlone(to:in:)`.
-    if current.hasNoFlag, !claimsUnderLock,
-      word.compareExchange(
-        expected: current,
-        desired: current.claimed,
-        ordering: .sequentiallyConsistent
-      ).exchanged
-    {
+    if claimsIdle(current) {
       // One wave: this delivery, and what it causes on this thread (the
       // broadcasts queued meanwhile, which `finish` delivers, included).
       let context = DeliveryContext.current
@@ -249,12 +242,24 @@ public final class _SenderCore<Value>: @unchecked Swift.Sendable {
     // As in `broadcast(_:)`.
     let current = word.load(ordering: .relaxed)
     if current == .empty { return .none }
-    if current.hasNoFlag, !claimsUnderLock,
-      word.compareExchange(expected: current, desired: current.claimed, ordering: .sequentiallyConsistent).exchanged
-    {
-      return .deliver(current.list.unsafelyUnwrapped, claimed: current)
-    }
+    if claimsIdle(current) { return .deliver(current.list.unsafelyUnwrapped, claimed: current) }
     return state.withLock { claim(value, in: &$0) }
+  }
+
+  /// The lock-free claim of `broadcast(_:)` and `claimBroadcast(_:)`:
+  /// claims the delivery from `current`, the word just loaded (not
+  /// empty), when it has no flag and the core allows a claim without the
+  /// lock (`claimsUnderLock` is false). False when the caller must take
+  /// the lock.
+  @inlinable @inline(__always)
+  func claimsIdle(_ current: SenderWord) -> Bool {
+    // Sequentially consistent, as every claim: see `deliversAlone(to:in:)`.
+    current.hasNoFlag && !claimsUnderLock
+      && word.compareExchange(
+        expected: current,
+        desired: current.claimed,
+        ordering: .sequentiallyConsistent
+      ).exchanged
   }
 
   /// The slow path of `broadcast(_:)`: claims or queues under the lock.

@@ -668,20 +668,27 @@ extension DeliveryContext {
       let flush = flush.takeUnretainedValue()
       gate._withUnsafeGuaranteedRef { $0.queue(runner, { flush.send(from: $0) }, in: self) }
     }
+    // The run is over, or queued, holding the flush.
+    letGo(flush, pinned: pinned)
+    hop?.release()
+  }
+
+  /// Lets go of the flush of an entry whose send is over: releases it,
+  /// or leaves its pin for the thread's next hold of the graph's lock
+  /// (see `deferRefresh(_:)`).
+  @inline(__always)
+  private func letGo(_ flush: Unmanaged<WaveFlush>, pinned: Bool) {
     if pinned {
-      // The run is over (or queued, holding the flush): the pin can go in
-      // the thread's next hold of the graph's lock (see `deferRefresh(_:)`).
       state.pointee.waves.unpins.append(flush)
     } else {
       flush.release()
     }
-    hop?.release()
   }
 
   /// Runs a computed value's refresh (`flush`, whose `refreshes` is set)
   /// at once, on this thread, without the flush's gate, for an entry with
-  /// no causes and no hop; then releases `flush`, or leaves its pin, as
-  /// `send(_:through:pinned:)` does. The gate is not needed: refreshes
+  /// no causes and no hop; then lets go of `flush` (`letGo(_:pinned:)`),
+  /// as `send(_:through:pinned:)` does. The gate is not needed: refreshes
   /// claim their broadcasts in the order of their versions, under the
   /// graph's lock (see `ComputedBox.refresh()`), and nothing else of the
   /// flush is touched (a refresh keeps no thread in it, `deferredBy`).
@@ -690,13 +697,7 @@ extension DeliveryContext {
   /// (Performance.md, "Refreshes without the flush's gate").
   private func refresh(_ flush: Unmanaged<WaveFlush>, pinned: Bool) {
     flush._withUnsafeGuaranteedRef { $0.sendLatest() }
-    if pinned {
-      // The refresh is over: the pin can go in the thread's next hold of
-      // the graph's lock (see `deferRefresh(_:)`).
-      state.pointee.waves.unpins.append(flush)
-    } else {
-      flush.release()
-    }
+    letGo(flush, pinned: pinned)
   }
 
   /// The run of `send(_:through:)` on an idle gate: `flush` is kept
