@@ -43,6 +43,12 @@ struct AtomicReference<Value: AtomicWord>: @unchecked Swift.Sendable {
     pointer = (_getUnsafePointerToStoredProperties(object) + offset).assumingMemoryBound(to: Value.self)
   }
 
+  /// The word at `pointer`, which its owner keeps allocated.
+  @inline(__always)
+  init(at pointer: UnsafeMutablePointer<Value>) {
+    self.pointer = pointer
+  }
+
   /// A word in an allocation of its own, never freed: for a global.
   init(allocatedWith initial: Value) {
     pointer = .allocate(capacity: 1)

@@ -74,7 +74,7 @@ enum ComputedGraph {
     // Through the thread's reference: reaching the static calls
     // `swift_once` on Linux (see `DeliveryContext.State.graphLock`).
     state.pointee.graphLock._withUnsafeGuaranteedRef {
-      $0.withLock { stack in
+      $0.withLock(runner: Int(bitPattern: state)) { stack in
         for index in source.dependents.indices {
           source.dependents[index]._withUnsafeGuaranteedRef {
             $0.notify(.dirty, pushingTo: &stack, effects: &state.pointee.computedEffects, wave: wave)

@@ -365,7 +365,7 @@ class ComputedNode: ComputedSource, @unchecked Swift.Sendable {
   /// 5% of kairo deep's time with `Computed` (perf).
   @inline(__always)
   final func lockGraph(runner: Int) {
-    DeliveryContext.graphLock(runner: runner)._withUnsafeGuaranteedRef { $0.lock() }
+    DeliveryContext.graphLock(runner: runner)._withUnsafeGuaranteedRef { $0.lock(runner: runner) }
   }
 
   /// Gives back the lock `lockGraph(runner:)` took.

@@ -155,6 +155,11 @@ struct DeliveryContext {
     /// (`aComputedReadAgainIsRecordedOnlyOnceInTheEvaluationThatReadIt`)
     /// fails without either clearing and without the setting.
     @usableFromInline var lastComputedRead: UnsafeMutableRawPointer? = nil
+    /// The address of this thread's hold word for the graph's lock when
+    /// it is biased to this thread (see `GraphLock`, "Biased to the thread
+    /// that takes it"), taken the first time it is, given back when the
+    /// thread ends; `BiasWords.none` until then.
+    var holdWord = -1
     /// The innermost computed value being updated on this thread, for the
     /// cycle checks' messages; the others follow through
     /// `ComputedNode.updatingParent`. Written under the graph's lock (see
@@ -360,6 +365,10 @@ private func freeContext(_ raw: UnsafeMutableRawPointer) {
   // A later destructor that delivers makes a new context, freed the same way.
   if _chaining_get_thread_context() == raw { _chaining_set_thread_context(nil) }
   let state = raw.assumingMemoryBound(to: DeliveryContext.State.self)
+  #if !canImport(Darwin)
+  // Not holding a lock now: its word is 0.
+  if state.pointee.holdWord != BiasWords.none { BiasWords.giveBack(state.pointee.holdWord) }
+  #endif
   state.pointee.causes?.deallocate()
   state.pointee.deep.deallocate()
   state.pointee.spareTable.deallocate()

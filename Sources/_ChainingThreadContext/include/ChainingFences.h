@@ -21,6 +21,17 @@
 /// before `main`, by a constructor; never changed afterwards.
 extern int _chaining_fences_asymmetric;
 
+/// `_chaining_fences_asymmetric`, read from Swift.
+static inline __attribute__((always_inline)) int _chaining_fences_are_asymmetric(void) {
+  return _chaining_fences_asymmetric;
+}
+
+/// The light side where the heavy side is known to be process-wide: a
+/// compiler barrier, without the test of `_chaining_fences_asymmetric`.
+static inline __attribute__((always_inline)) void _chaining_light_fence_asymmetric(void) {
+  atomic_signal_fence(memory_order_seq_cst);
+}
+
 /// The heavy side: a process-wide barrier, or a full fence of the calling
 /// thread when the kernel has none.
 void _chaining_heavy_fence(void);
