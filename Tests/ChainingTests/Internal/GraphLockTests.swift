@@ -7,14 +7,6 @@ import _ChainingThreadContext
 /// The lock of the graph of computed values (`GraphLock`), given back with
 /// a plain store on Linux (`Verification/GraphLock.pml` models it).
 @Suite struct GraphLockTests {
-  /// A flag that threads set and read without a lock.
-  final class Flag: @unchecked Swift.Sendable {
-    // @unchecked: reached only atomically, through `word`.
-    private var storage = false
-
-    var word: AtomicReference<Bool> { AtomicReference(in: self) }
-  }
-
   /// A count changed only under the lock being tested.
   final class Count: @unchecked Swift.Sendable {
     var value = 0
@@ -119,26 +111,26 @@ import _ChainingThreadContext
     // 3 rounds of 3.
     for _ in 0..<3 {
       let lock = GraphLock()
-      let entered = Flag()
-      let overlapped = Flag()
+      let entered = AtomicCounter()
+      let overlapped = AtomicCounter()
       let holding = DispatchSemaphore(value: 0)
       let first = spawn {
         for _ in 0..<GraphLock.biasThreshold { lock.withLock { _ in } }
         lock.withLock { _ in
           holding.signal()
           if Self.biases { while lock.bias.load(ordering: .relaxed) != 0 {} }
-          for _ in 0..<2_000_000 where entered.word.load(ordering: .relaxed) {
-            overlapped.word.store(true, ordering: .relaxed)
+          for _ in 0..<2_000_000 where entered.value != 0 {
+            overlapped.add(1)
             break
           }
         }
       }
       holding.wait()
-      let second = spawn { lock.withLock { _ in entered.word.store(true, ordering: .relaxed) } }
+      let second = spawn { lock.withLock { _ in _ = entered.add(1) } }
       first.wait()
       second.wait()
-      #expect(entered.word.load(ordering: .relaxed))
-      #expect(!overlapped.word.load(ordering: .relaxed))
+      #expect(entered.value == 1)
+      #expect(overlapped.value == 0)
       #expect((lock.revocations == 1) == Self.biases)
     }
   }
