@@ -21,10 +21,10 @@ enum Tracking {
     node.matched = 0
     state.pointee.tracking = Unmanaged.passUnretained(node)
     state.pointee.trackingCount += 1
-    state.pointee.lastReadOwner = nil
+    state.pointee.lastReadOwner = 0
     state.pointee.lastComputedRead = nil
     let changed = node.evaluate()
-    state.pointee.lastReadOwner = nil
+    state.pointee.lastReadOwner = 0
     state.pointee.lastComputedRead = nil
     state.pointee.trackingCount -= 1
     state.pointee.tracking = node.trackingParent
@@ -210,7 +210,7 @@ enum Tracking {
       guard let (bits, version) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
       node.dependencies[matched].version = version
       node.matched = matched + 1
-      state.pointee.lastReadOwner = owner
+      state.pointee.lastReadOwner = UInt(bitPattern: owner)
       state.pointee.lastReadBits = bits
       return (bits, source)
     }
@@ -243,7 +243,7 @@ enum Tracking {
         guard node.dependencies[index].owner.toOpaque() == owner else { continue }
         let source = node.dependencies[index].source
         guard let (bits, _) = source._withUnsafeGuaranteedRef({ $0.readPublished() }) else { return nil }
-        state.pointee.lastReadOwner = owner
+        state.pointee.lastReadOwner = UInt(bitPattern: owner)
         state.pointee.lastReadBits = bits
         return (bits, source)
       }
@@ -255,7 +255,7 @@ enum Tracking {
   /// read the holder `owner` through its words, if that holder is the
   /// one it read last that way, read again (`for _ in 0..<30 { total +=
   /// head.value }`), recorded already; else nil. On any thread, in an
-  /// evaluation or not (outside one, `lastReadOwner` is nil: see
+  /// evaluation or not (outside one, `lastReadOwner` is 0: see
   /// `DeliveryContext.State.lastReadOwner`, which says why the bits of
   /// the first read are the ones to take).
   ///
@@ -269,7 +269,9 @@ enum Tracking {
   /// holder read again takes the bits of its read").
   @inlinable @inline(__always)
   static func readAgain(by owner: AnyObject, in state: UnsafeMutablePointer<DeliveryContext.State>) -> UInt? {
-    guard state.pointee.lastReadOwner == Unmanaged.passUnretained(owner).toOpaque() else { return nil }
+    guard state.pointee.lastReadOwner == UInt(bitPattern: Unmanaged.passUnretained(owner).toOpaque()) else {
+      return nil
+    }
     return state.pointee.lastReadBits
   }
 

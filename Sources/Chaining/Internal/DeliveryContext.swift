@@ -100,10 +100,13 @@ struct DeliveryContext {
     /// How many evaluations are in progress on this thread, read by every
     /// holder read.
     @usableFromInline var trackingCount = 0
-    /// The holder (its address) that the innermost evaluation on this
-    /// thread last read through its published words and recorded as a
-    /// dependency, or nil; with `lastReadBits`, the bits that read took. A
-    /// read again of that holder takes those bits from here
+    /// The holder (its address's bits) that the innermost evaluation on
+    /// this thread last read through its published words and recorded as
+    /// a dependency, or 0 (a word, not an optional pointer: compared with
+    /// the holder in one instruction, where an optional's `==` tested for
+    /// nil too, 4 instructions more a read again); with `lastReadBits`,
+    /// the bits that read took. A read again of that holder takes those
+    /// bits from here
     /// (`Tracking.readAgain(by:in:)`), without the evaluation's
     /// dependencies or the holder's words: the value of the read that set
     /// them, which the dependency covers (a holder read again is
@@ -124,7 +127,7 @@ struct DeliveryContext {
     /// Set by `Tracking.readPublished(by:in:)` when it recorded the read
     /// (or found it recorded: `Tracking.readPublishedAgain(by:in:)`);
     /// cleared when an evaluation begins and when it ends
-    /// (`Tracking.evaluate(_:in:)`), so that nil is all a thread
+    /// (`Tracking.evaluate(_:in:)`), so that 0 is all a thread
     /// outside evaluations sees, and an evaluation inside another never
     /// sees the outer one's holder, nor the outer one its. So the holder
     /// is a dependency of the evaluation reading it again, and nothing is
@@ -136,7 +139,7 @@ struct DeliveryContext {
     /// the setting;
     /// `aHolderReadAgainAfterTheEvaluationWroteItSeesTheWrite` without the
     /// clearings on writes.
-    @usableFromInline var lastReadOwner: UnsafeMutableRawPointer? = nil
+    @usableFromInline var lastReadOwner: UInt = 0
     @usableFromInline var lastReadBits: UInt = 0
     /// A computed value (its node's address) that the innermost
     /// evaluation on this thread has read and recorded as a dependency,

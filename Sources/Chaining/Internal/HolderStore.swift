@@ -477,7 +477,7 @@ final class HolderStore<State, Event>: @unchecked Swift.Sendable {
       // takes the words again and sees the write. Every write of a holder
       // whose bits a read again can take comes here: see
       // `DeliveryContext.State.lastReadOwner`.
-      context.state.pointee.lastReadOwner = nil
+      context.state.pointee.lastReadOwner = 0
       context.inWave {
         deliver()
         observation._withUnsafeGuaranteedRef { ComputedGraph.changed($0) }

@@ -1293,9 +1293,9 @@ import _ChainingThreadContext
     let outer = Computed { () -> Int in
       let state = DeliveryContext.current.state
       let first = h.value
-      seen.afterFirstRead.append(state.pointee.lastReadOwner)
+      seen.afterFirstRead.append(UnsafeMutableRawPointer(bitPattern: state.pointee.lastReadOwner))
       let middle = inner.value
-      seen.afterInner.append(state.pointee.lastReadOwner)
+      seen.afterInner.append(UnsafeMutableRawPointer(bitPattern: state.pointee.lastReadOwner))
       return first + middle + h2.value
     }
     withExtendedLifetime((h, h2, inner, outer)) {
@@ -1311,7 +1311,7 @@ import _ChainingThreadContext
       #expect(outer.value == 2 + 2002 + 20)
       #expect(seen.afterFirstRead == [nil, Unmanaged.passUnretained(h).toOpaque()])
       #expect(seen.afterInner == [nil, nil])
-      #expect(DeliveryContext.current.state.pointee.lastReadOwner == nil)
+      #expect(UnsafeMutableRawPointer(bitPattern: DeliveryContext.current.state.pointee.lastReadOwner) == nil)
       let owners = { (value: ComputedNode) in
         value.dependencies.indices.map { value.dependencies[$0].owner.toOpaque() }
       }
@@ -1441,13 +1441,13 @@ import _ChainingThreadContext
     let near = Computed { () -> Int in
       let first = holders[0].value + holders[1].value
       let again = holders[0].value * 100
-      seen.near.append(DeliveryContext.current.state.pointee.lastReadOwner)
+      seen.near.append(UnsafeMutableRawPointer(bitPattern: DeliveryContext.current.state.pointee.lastReadOwner))
       return first + again
     }
     let far = Computed { () -> Int in
       let all = holders.reduce(0) { $0 + $1.value }
       let again = holders[0].value * 100
-      seen.far.append(DeliveryContext.current.state.pointee.lastReadOwner)
+      seen.far.append(UnsafeMutableRawPointer(bitPattern: DeliveryContext.current.state.pointee.lastReadOwner))
       return all + again
     }
     withExtendedLifetime((holders, near, far)) {
