@@ -101,28 +101,27 @@ struct DeliveryContext {
     /// holder read.
     @usableFromInline var trackingCount = 0
     /// The holder (its address's bits) that the innermost evaluation on
-    /// this thread last read through its published words and recorded as
-    /// a dependency, or 0 (a word, not an optional pointer: compared with
-    /// the holder in one instruction, where an optional's `==` tested for
-    /// nil too, 4 instructions more a read again); with `lastReadBits`,
-    /// the bits that read took. A read again of that holder takes those
-    /// bits from here
-    /// (`Tracking.readAgain(by:in:)`), without the evaluation's
+    /// this thread last read through its published words and recorded as a
+    /// dependency, or 0 (a word, not an optional pointer: compared with the
+    /// holder in one instruction, where an optional's `==` tested for nil
+    /// too, 4 instructions more a read again); with `lastReadBits`, the
+    /// bits that read took. A read again of that holder takes those bits
+    /// from here (`Tracking.readAgain(by:in:)`), without the evaluation's
     /// dependencies or the holder's words: the value of the read that set
-    /// them, which the dependency covers (a holder read again is
-    /// recorded at its first read's version), as a read again through the
-    /// words would take it when nothing wrote the holder since. Another
-    /// thread's write since marks the value, which then evaluates again,
-    /// as when a read took the new value. This
-    /// thread's own write of a holder that computed values read clears it
-    /// (`HolderStore.deliverObserved(_:_:)`), so that a read after it
-    /// takes the words again and sees the write. Every write of a holder
-    /// set here comes there: only a read of a dependency of the last
-    /// evaluation sets it (`Tracking.readPublished(by:in:)`,
-    /// `readPublishedAgain(by:in:)`; a first evaluation never does), so
-    /// the evaluating value is among the holder's dependents until its
-    /// evaluation ends (its claim keeps its dependencies), and a write of
-    /// a holder with dependents marks them there.
+    /// them, which the dependency covers (a holder read again is recorded
+    /// at its first read's version), as a read again through the words
+    /// would take it when nothing wrote the holder since. Another thread's
+    /// write since marks the value, which then evaluates again, as when a
+    /// read took the new value. This thread's own write of a holder that
+    /// computed values read clears it
+    /// (`HolderStore.deliverObserved(_:_:)`), so that a read after it takes
+    /// the words again and sees the write. Every write of a holder set here
+    /// comes there: only a read of a dependency of the last evaluation sets
+    /// it (`Tracking.readPublished(by:in:)`, `readPublishedAgain(by:in:)`;
+    /// a first evaluation never does), so the evaluating value is among the
+    /// holder's dependents until its evaluation ends (its claim keeps its
+    /// dependencies), and a write of a holder with dependents marks them
+    /// there.
     ///
     /// Set by `Tracking.readPublished(by:in:)` when it recorded the read
     /// (or found it recorded: `Tracking.readPublishedAgain(by:in:)`);
